@@ -1,0 +1,67 @@
+// ccbench: nccl-tests-style collective benchmarks. See `ccbench --help` and the README.
+//
+// Exit codes: 0 success, 1 wrong results, 2 bad input, 3 timeout (no progress for -T seconds).
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "bench/driver.h"
+#include "bench/results/results.h"
+#include "collectives/errors.h"
+
+namespace {
+
+constexpr int kBadInput = 2;
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// An interrupted run leaves no half-written results file behind.
+void onSignal(int signal) {
+  cclab::results::removePartialWrite();
+  ::_exit(128 + signal);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  int code = 0;
+  try {
+    // Every rank parses the same command line and so reaches the same verdict.
+    auto options = cclab::bench::parseOptions(argc, argv, std::cout);
+    if (options) {
+      // Rank 0 writes the results: find out now, not after the sweep, whether it can.
+      std::string problem;
+      if (rank() == 0) {
+        try {
+          if (!options->jsonPath.empty()) cclab::results::checkWritable(options->jsonPath);
+          if (!options->csvPath.empty()) cclab::results::checkWritable(options->csvPath);
+        } catch (const cclab::InputError& e) {
+          problem = e.what();
+        }
+      }
+      int writable = problem.empty() ? 1 : 0;
+      MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (!writable) throw cclab::InputError(problem);
+      code = cclab::bench::runBenchmark(*options);
+    }
+  } catch (const cclab::InputError& e) {
+    if (rank() == 0) std::fprintf(stderr, "ccbench: error: %s\n", e.what());
+    code = kBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ccbench: rank %d: %s\n", rank(), e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return code;
+}

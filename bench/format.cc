@@ -1,0 +1,43 @@
+#include "bench/format.h"
+
+#include <fmt/format.h>
+
+namespace cclab::bench {
+
+std::string fitNumber(double value, int width) {
+  int digits = 0;  // digits before the decimal point
+  for (double magnitude = 1; value >= magnitude && digits < 40; magnitude *= 10) ++digits;
+  if (digits < width - 2) return fmt::format("{:>{}.2f}", value, width);
+  if (digits < width - 1) return fmt::format("{:>{}.1f}", value, width);
+  if (digits < width + 1) return fmt::format("{:>{}.0f}", value, width);
+  return fmt::format("{:>{}}", width >= 7 ? fmt::format("{:.1e}", value) : fmt::format("{:.0e}", value), width);
+}
+
+std::string rankLine(const results::RankPlacement& rank) {
+  const std::string where = rank.core >= 0 && rank.device < 0 ? fmt::format("core {}", rank.core) : rank.busId;
+  return fmt::format("#  Rank {:>2} Group {:>2} Pid {:>6} on {:>10} device {:>2} [{}] {}", rank.rank, 0, rank.pid,
+                     rank.host, rank.device, where, rank.deviceName);
+}
+
+std::string columnHeader() {
+  return "#                                                              out-of-place                       in-place          \n"
+         "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n"
+         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n";
+}
+
+namespace {
+std::string side(const results::Row& row) {
+  const std::string wrong = row.wrong ? fmt::format("{:>6}", *row.wrong) : std::string("   N/A");
+  return fmt::format("  {}  {}  {}  {}", fitNumber(row.timeUs, 7), fitNumber(row.algbwGBps, 6),
+                     fitNumber(row.busbwGBps, 6), wrong);
+}
+}  // namespace
+
+std::string resultLine(const results::Row& outOfPlace, const results::Row& inPlace) {
+  const std::string op = outOfPlace.op ? std::string(name(*outOfPlace.op)) : std::string("none");
+  return fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", outOfPlace.sizeBytes, outOfPlace.count,
+                     name(outOfPlace.dtype), op, outOfPlace.root) +
+         side(outOfPlace) + side(inPlace);
+}
+
+}  // namespace cclab::bench

@@ -1,0 +1,188 @@
+#include "bench/options.h"
+
+#include <charconv>
+#include <limits>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+
+namespace cclab::bench {
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma - start);
+    if (item.empty()) throw InputError(fmt::format("empty item in list '{}'", text));
+    items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+// "all", one name, or a comma list.
+template <typename T, typename Parse, typename All>
+std::vector<T> parseList(const std::string& text, Parse parse, All all) {
+  if (text == "all") return std::vector<T>(all().begin(), all().end());
+  std::vector<T> values;
+  for (const auto& item : splitList(text)) values.push_back(parse(item));
+  return values;
+}
+
+void requireAtLeast(long long value, long long minimum, std::string_view flag) {
+  if (value < minimum) throw InputError(fmt::format("{} must be at least {} (got {})", flag, minimum, value));
+}
+
+}  // namespace
+
+std::size_t parseSize(std::string_view text, std::string_view flag) {
+  std::size_t value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [next, error] = std::from_chars(begin, end, value);
+  if (error == std::errc::result_out_of_range) throw InputError(fmt::format("{} '{}' is too large", flag, text));
+  if (error != std::errc() || next == begin) throw InputError(fmt::format("{} '{}' is not a size (e.g. 8, 64K, 256M, 4G)", flag, text));
+  std::size_t multiplier = 1;
+  const std::string_view suffix(next, static_cast<std::size_t>(end - next));
+  if (suffix == "K" || suffix == "k") multiplier = std::size_t{1} << 10;
+  else if (suffix == "M" || suffix == "m") multiplier = std::size_t{1} << 20;
+  else if (suffix == "G" || suffix == "g") multiplier = std::size_t{1} << 30;
+  else if (!suffix.empty()) throw InputError(fmt::format("{} '{}' has an unknown unit (use K, M or G)", flag, text));
+  // Sizes become element counts and offsets on every rank: keep well clear of overflow (1 PiB).
+  constexpr std::size_t kLargest = std::size_t{1} << 50;
+  if (value > kLargest / multiplier) throw InputError(fmt::format("{} '{}' is too large", flag, text));
+  return value * multiplier;
+}
+
+std::string describeBytes(std::size_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int unit = 0;
+  double value = static_cast<double>(bytes);
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  return value == static_cast<double>(static_cast<std::uint64_t>(value)) ? fmt::format("{} {}", static_cast<std::uint64_t>(value), kUnits[unit])
+                                                                        : fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostream& help) {
+  Options o;
+  o.command.assign(argv, argv + argc);
+  CLI::App app{"ccbench: nccl-tests-style benchmarks of collectives (MPI library, cclab algorithms).\n"
+               "Run under a launcher: mpirun -np N ccbench <collective> [options]",
+               "ccbench"};
+  app.get_formatter()->column_width(30);
+
+  std::string collective, minBytes = "32M", maxBytes = "32M", stepBytes = "1M", dtype = "float", op = "sum";
+  std::string backends = "mpi", chunk = "1M";
+  int average = 1, blocking = 0;
+  app.add_option("collective", collective,
+                 "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, sendrecv, or all")
+      ->required();
+  app.add_option("-b,--minbytes", minBytes, "smallest message size (K/M/G = powers of 1024)")->capture_default_str();
+  app.add_option("-e,--maxbytes", maxBytes, "largest message size")->capture_default_str();
+  app.add_option("-i,--stepbytes", stepBytes, "size increment when -f is 1")->capture_default_str();
+  app.add_option("-f,--stepfactor", o.stepFactor, "size multiplier per step (1: add -i instead)")->capture_default_str();
+  app.add_option("-n,--iters", o.iters, "timed iterations per size")->capture_default_str();
+  app.add_option("-w,--warmup_iters", o.warmupIters, "untimed warm-up iterations per size")->capture_default_str();
+  app.add_option("-c,--check", o.checkIters, "result-checking iterations per size (0: no check)")->capture_default_str();
+  app.add_option("-d,--datatype", dtype,
+                 "int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double, a comma list, or all")
+      ->capture_default_str();
+  app.add_option("-o,--op", op, "sum prod min max avg, a comma list, or all")->capture_default_str();
+  app.add_option("-r,--root", o.root, "root rank of broadcast/reduce/gather/scatter (-1: every root)")->capture_default_str();
+  app.add_option("-a,--average", average, "combine per-rank times: 0 rank 0, 1 mean, 2 min, 3 max")->capture_default_str();
+  app.add_option("-z,--blocking", blocking, "1: ranks re-synchronise (untimed barrier) before every iteration")->capture_default_str();
+  app.add_option("-N,--run_cycles", o.repeats, "run the sweep this many times")->capture_default_str();
+  app.add_option("-T,--timeout", o.timeoutS, "abort when an operation makes no progress for this many seconds (0: never)")
+      ->capture_default_str();
+  app.add_option("-J,--output_file", o.jsonPath, "write the results as JSON (cclab results schema)");
+  app.add_option("--csv", o.csvPath, "write the results as CSV");
+  app.add_option("--backend", backends, "what runs the collectives: mpi, cclab, or a comma list to compare")->capture_default_str();
+  app.add_option("--algo", o.algo, "cclab algorithm family (--backend cclab)")->capture_default_str();
+  app.add_option("--device", o.device, "where cclab's buffers live: cpu")->capture_default_str();
+  app.add_option("--chunk", chunk, "cclab pipeline chunk size")->capture_default_str();
+  app.add_option("--debug-corrupt-rank", o.debugCorruptRank)->group("");
+  app.add_option("--debug-stall-rank", o.debugStallRank)->group("");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    help << app.help();
+    return std::nullopt;
+  } catch (const CLI::RequiredError& e) {
+    throw InputError("missing the collective to run (e.g. 'ccbench all_reduce'; 'all' runs every one; --help lists the options)");
+  } catch (const CLI::ParseError& e) {
+    throw InputError(e.what());
+  }
+
+  o.collectives = parseList<Collective>(collective, parseCollective, allCollectives);
+  o.dtypes = parseList<DataType>(dtype, parseDataType, allDataTypes);
+  o.ops = parseList<ReduceOp>(op, parseReduceOp, allReduceOps);
+  o.backends = splitList(backends);
+  for (const auto& backend : o.backends) {
+    if (backend != "mpi" && backend != "cclab") throw InputError(fmt::format("unknown backend '{}' (valid: mpi, cclab)", backend));
+  }
+  if (o.device != "cpu") throw InputError(fmt::format("unknown device '{}' (valid: cpu)", o.device));
+  o.minBytes = parseSize(minBytes, "-b");
+  o.maxBytes = parseSize(maxBytes, "-e");
+  o.stepBytes = parseSize(stepBytes, "-i");
+  o.chunkBytes = parseSize(chunk, "--chunk");
+  if (o.minBytes > o.maxBytes) {
+    throw InputError(fmt::format("-b {} is larger than -e {}: the sweep would be empty", minBytes, maxBytes));
+  }
+  requireAtLeast(o.stepFactor, 1, "-f");
+  if (o.stepFactor == 1 && o.stepBytes == 0 && o.minBytes < o.maxBytes) throw InputError("-i must be at least 1 byte when -f is 1");
+  requireAtLeast(o.iters, 1, "-n");
+  requireAtLeast(o.warmupIters, 0, "-w");
+  requireAtLeast(o.checkIters, 0, "-c");
+  requireAtLeast(o.repeats, 1, "-N");
+  requireAtLeast(static_cast<long long>(o.chunkBytes), 1, "--chunk");
+  requireAtLeast(o.root, -1, "-r");
+  if (average < 0 || average > 3) throw InputError(fmt::format("-a must be 0, 1, 2 or 3 (got {})", average));
+  o.average = static_cast<Average>(average);
+  if (blocking != 0 && blocking != 1) throw InputError(fmt::format("-z must be 0 or 1 (got {})", blocking));
+  o.blocking = blocking == 1;
+  if (o.timeoutS < 0) throw InputError(fmt::format("-T must be 0 or more seconds (got {})", o.timeoutS));
+
+  // An op is meaningless for collectives that do not reduce: say so rather than ignore it.
+  const bool opGiven = app.count("--op") > 0;
+  const bool anyReduces = std::any_of(o.collectives.begin(), o.collectives.end(), [](Collective c) { return reduces(c); });
+  if (opGiven && !anyReduces && op != "sum" && op != "all") {
+    throw InputError(fmt::format("-o {} is meaningless for {}, which does not reduce", op, name(o.collectives.front())));
+  }
+  return o;
+}
+
+void checkForRanks(const Options& options, int nranks) {
+  const bool anyRooted = std::any_of(options.collectives.begin(), options.collectives.end(), [](Collective c) { return hasRoot(c); });
+  if (anyRooted && options.root >= nranks) {
+    throw InputError(fmt::format("-r {} is not a rank: this run has {} rank{} (0 to {})", options.root, nranks,
+                                 nranks == 1 ? "" : "s", nranks - 1));
+  }
+}
+
+std::vector<std::size_t> sweepSizes(const Options& options) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t size = options.minBytes; size <= options.maxBytes;) {
+    sizes.push_back(size);
+    const std::size_t next = options.stepFactor > 1 ? size * static_cast<std::size_t>(options.stepFactor) : size + options.stepBytes;
+    if (next <= size) break;  // -b 0 with -f, or -i 0 with a single size
+    size = next;
+  }
+  return sizes;
+}
+
+std::vector<std::optional<ReduceOp>> opsFor(const Options& options, Collective collective) {
+  if (!reduces(collective)) return {std::nullopt};
+  return std::vector<std::optional<ReduceOp>>(options.ops.begin(), options.ops.end());
+}
+
+}  // namespace cclab::bench

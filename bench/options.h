@@ -1,0 +1,66 @@
+#pragma once
+
+// ccbench's command line: nccl-tests's flags with the same letters and meanings, plus --backend,
+// --algo, --csv. Parsing is pure (no MPI) so it is unit-tested directly.
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/vocabulary.h"
+
+namespace cclab::bench {
+
+// How per-rank times are combined into the one reported (-a, as in nccl-tests).
+enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
+
+struct Options {
+  std::vector<Collective> collectives;
+  std::vector<std::string> backends{"mpi"};
+  std::string algo = "ring";
+  std::string device = "cpu";
+  std::size_t minBytes = std::size_t{32} << 20;
+  std::size_t maxBytes = std::size_t{32} << 20;
+  std::size_t stepBytes = std::size_t{1} << 20;
+  int stepFactor = 1;  // > 1: multiply the size each step; 1: add stepBytes
+  int iters = 20;
+  int warmupIters = 1;
+  int checkIters = 1;  // 0: do not check results
+  std::vector<DataType> dtypes{DataType::Float};
+  std::vector<ReduceOp> ops{ReduceOp::Sum};
+  int root = 0;  // -1: every root in turn
+  Average average = Average::Mean;
+  bool blocking = false;
+  int repeats = 1;
+  double timeoutS = 300;  // 0: no timeout
+  std::string jsonPath;
+  std::string csvPath;
+  std::size_t chunkBytes = std::size_t{1} << 20;
+  std::vector<std::string> command;  // argv, for the results file
+  // Test hooks (hidden from --help): corrupt one output element, or stall one rank.
+  int debugCorruptRank = -1;
+  int debugStallRank = -1;
+};
+
+// Parses argv. Throws InputError (one line naming the problem) on bad input. Returns nullopt
+// when --help was asked for; the help text has then been written to `help`.
+std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostream& help);
+
+// Checks what depends on the rank count (the root); throws InputError.
+void checkForRanks(const Options& options, int nranks);
+
+// "8", "64K", "256M", "4G" (powers of 1024). Throws InputError naming `flag` on bad or too-big values.
+std::size_t parseSize(std::string_view text, std::string_view flag);
+// 67108864 -> "64 MiB", for messages.
+std::string describeBytes(std::size_t bytes);
+
+// The message sizes of the sweep, from -b to -e by -f (or -i).
+std::vector<std::size_t> sweepSizes(const Options& options);
+
+// The ops a collective runs with: its selected ops if it reduces, otherwise none.
+std::vector<std::optional<ReduceOp>> opsFor(const Options& options, Collective collective);
+
+}  // namespace cclab::bench

@@ -1,0 +1,116 @@
+#pragma once
+
+// The results format every part of cclab reads and writes: one file per run, with what ran where
+// (RunInfo) and one Row per measured (or predicted) point. docs/results-schema.md documents the
+// JSON and CSV forms; this library is the only code that reads or writes them.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/vocabulary.h"
+
+namespace cclab::results {
+
+// Keys keep the order they were written in, so files read top-down as the schema doc does.
+using Json = nlohmann::ordered_json;
+
+inline constexpr std::string_view kSchemaName = "cclab-results";
+inline constexpr int kSchemaVersion = 1;
+
+struct RankPlacement {
+  int rank = 0;
+  std::string host;
+  int pid = 0;
+  int core = -1;       // the CPU core the rank ran on (-1: unknown)
+  int device = -1;     // the GPU index (-1: none)
+  std::string deviceName;  // "cpu" or the GPU model
+  std::string busId;       // the GPU's PCI bus id, when there is one
+};
+
+struct RunInfo {
+  std::string tool;          // "ccbench", "ccsim", "nccl-tests"
+  std::string toolVersion;
+  std::vector<std::string> command;
+  std::string startTime;     // ISO 8601, UTC
+  std::string endTime;
+  std::string gitCommit;
+  std::string host;          // the host of rank 0
+  std::string cpuModel;
+  int cpuCores = 0;
+  std::uint64_t memoryBytes = 0;
+  std::string os;
+  std::string mpiVersion;    // empty where not used
+  std::string ncclVersion;
+  std::string cudaVersion;
+  std::string gpuModel;
+  int nranks = 0;
+  int nodes = 0;
+  std::vector<RankPlacement> ranks;
+  Json config = Json::object();  // the tool's own settings (see the schema doc)
+};
+
+struct Row {
+  std::string backend;       // "mpi", "cclab", "nccl", "sim"
+  std::string algo;          // what ran: "native", "ring", ...
+  Collective collective = Collective::AllReduce;
+  DataType dtype = DataType::Float;
+  std::optional<ReduceOp> op;  // none for collectives that do not reduce
+  int root = -1;               // -1 for collectives without a root
+  bool inPlace = false;
+  std::uint64_t sizeBytes = 0;  // the size column of nccl-tests
+  std::uint64_t count = 0;      // elements, as nccl-tests's count column
+  int nranks = 0;
+  int repeat = 0;               // which pass of a repeated sweep (-N)
+  int iters = 0;
+  double timeUs = 0;            // mean time per operation, combined across ranks
+  std::optional<double> timeUsMin, timeUsMax, timeUsP50, timeUsP99;  // across iterations
+  double algbwGBps = 0;
+  double busbwGBps = 0;
+  std::optional<std::int64_t> wrong;  // wrong elements; none when results were not checked
+  std::vector<double> iterTimesUs;    // per-iteration times, when recorded
+};
+
+struct ResultsFile {
+  RunInfo run;
+  std::vector<Row> rows;
+};
+
+// JSON in cclab's schema.
+Json toJson(const ResultsFile& file);
+ResultsFile fromJson(const Json& doc, const std::string& source);
+// CSV: the rows flat, one per line, with the column names of the JSON rows.
+std::string toCsv(const std::vector<Row>& rows);
+std::vector<Row> rowsFromCsv(std::string_view text, const std::string& source);
+
+// nccl-tests output: the text a run prints (and ccbench prints the same way) and its -J JSON.
+// Rows with datatypes or ops cclab does not know (fp8, mulsum) are skipped and counted.
+struct Import {
+  ResultsFile file;
+  int skippedRows = 0;
+};
+Import importNcclTestsText(std::string_view text, const std::string& source);
+Import importNcclTestsJson(const Json& doc, const std::string& source);
+
+// Reads any of the above, telling them apart by content. Throws InputError naming the file and
+// what is wrong with it.
+Import readResults(const std::filesystem::path& path);
+
+// Writes `content` to `path` atomically: a temporary file in the same folder, then a rename, so an
+// interrupted run never leaves a half-written file. Throws InputError when it cannot write.
+void writeFileAtomically(const std::filesystem::path& path, std::string_view content);
+// Checks that `path` could be written (its folder exists and accepts a new file) before a long run.
+void checkWritable(const std::filesystem::path& path);
+// For a signal handler: removes the temporary file of a write in progress, if any.
+void removePartialWrite();
+
+// Mean time in microseconds -> bandwidths in GB/s (1e9 bytes/s), the one place this is computed.
+double algorithmBandwidthGBps(std::uint64_t sizeBytes, double timeUs);
+double busBandwidthGBps(Collective collective, int nranks, std::uint64_t sizeBytes, double timeUs);
+
+}  // namespace cclab::results

@@ -1,0 +1,209 @@
+#include <fmt/format.h>
+
+#include "bench/results/results.h"
+#include "bench/results/row_json.h"
+#include "collectives/errors.h"
+
+namespace cclab::results {
+namespace {
+
+using json = Json;
+
+// Reading: every missing or mistyped field is reported as "<file>: <where>.<field>: <problem>".
+class Reader {
+ public:
+  Reader(const json& object, std::string source, std::string where)
+      : object_(object), source_(std::move(source)), where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw InputError(fmt::format("{}: {}{}{}: {}", source_, where_, where_.empty() ? "" : ".", field, problem));
+  }
+  const json& required(const std::string& field) const {
+    if (!object_.is_object() || !object_.contains(field)) fail(field, "missing");
+    return object_.at(field);
+  }
+  template <typename T>
+  T get(const std::string& field) const {
+    return convert<T>(field, required(field));
+  }
+  template <typename T>
+  T get(const std::string& field, T fallback) const {
+    if (!object_.contains(field) || object_.at(field).is_null()) return fallback;
+    return convert<T>(field, object_.at(field));
+  }
+  template <typename T>
+  std::optional<T> optional(const std::string& field) const {
+    if (!object_.contains(field) || object_.at(field).is_null()) return std::nullopt;
+    return convert<T>(field, object_.at(field));
+  }
+  Reader child(const std::string& field) const {
+    return Reader(required(field), source_, where_.empty() ? field : where_ + "." + field);
+  }
+
+ private:
+  template <typename T>
+  T convert(const std::string& field, const json& value) const {
+    const bool ok = std::is_same_v<T, std::string> ? value.is_string()
+                    : std::is_same_v<T, bool>      ? value.is_boolean()
+                                                   : value.is_number();
+    if (!ok) fail(field, fmt::format("expected a {}, found {}", std::is_same_v<T, std::string> ? "string" : std::is_same_v<T, bool> ? "boolean" : "number", value.dump()));
+    return value.get<T>();
+  }
+
+  const json& object_;
+  std::string source_;
+  std::string where_;
+};
+
+json optionalJson(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json rankToJson(const RankPlacement& r) {
+  return {{"rank", r.rank}, {"host", r.host}, {"pid", r.pid}, {"core", r.core},
+          {"device", r.device}, {"device_name", r.deviceName}, {"bus_id", r.busId}};
+}
+
+}  // namespace
+
+json rowToJson(const Row& row) {
+  json j = {
+      {"backend", row.backend},
+      {"algo", row.algo},
+      {"collective", std::string(name(row.collective))},
+      {"dtype", std::string(name(row.dtype))},
+      {"op", row.op ? json(std::string(name(*row.op))) : json(nullptr)},
+      {"root", row.root},
+      {"in_place", row.inPlace},
+      {"size_bytes", row.sizeBytes},
+      {"count", row.count},
+      {"nranks", row.nranks},
+      {"repeat", row.repeat},
+      {"iters", row.iters},
+      {"time_us", row.timeUs},
+      {"time_us_min", optionalJson(row.timeUsMin)},
+      {"time_us_max", optionalJson(row.timeUsMax)},
+      {"time_us_p50", optionalJson(row.timeUsP50)},
+      {"time_us_p99", optionalJson(row.timeUsP99)},
+      {"algbw_gbps", row.algbwGBps},
+      {"busbw_gbps", row.busbwGBps},
+      {"wrong", row.wrong ? json(*row.wrong) : json(nullptr)},
+  };
+  if (!row.iterTimesUs.empty()) j["iter_times_us"] = row.iterTimesUs;
+  return j;
+}
+
+Row rowFromJson(const json& j, const std::string& source, const std::string& where) {
+  Reader in(j, source, where);
+  Row row;
+  row.backend = in.get<std::string>("backend");
+  row.algo = in.get<std::string>("algo");
+  try {
+    row.collective = parseCollective(in.get<std::string>("collective"));
+    row.dtype = parseDataType(in.get<std::string>("dtype"));
+    if (auto op = in.optional<std::string>("op")) row.op = parseReduceOp(*op);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}: {}", source, where, e.what()));
+  }
+  row.root = in.get<int>("root", -1);
+  row.inPlace = in.get<bool>("in_place");
+  row.sizeBytes = in.get<std::uint64_t>("size_bytes");
+  row.count = in.get<std::uint64_t>("count", 0);
+  row.nranks = in.get<int>("nranks");
+  row.repeat = in.get<int>("repeat", 0);
+  row.iters = in.get<int>("iters", 0);
+  row.timeUs = in.get<double>("time_us");
+  row.timeUsMin = in.optional<double>("time_us_min");
+  row.timeUsMax = in.optional<double>("time_us_max");
+  row.timeUsP50 = in.optional<double>("time_us_p50");
+  row.timeUsP99 = in.optional<double>("time_us_p99");
+  row.algbwGBps = in.get<double>("algbw_gbps");
+  row.busbwGBps = in.get<double>("busbw_gbps");
+  row.wrong = in.optional<std::int64_t>("wrong");
+  if (j.contains("iter_times_us")) {
+    if (!j.at("iter_times_us").is_array()) in.fail("iter_times_us", "expected an array of numbers");
+    for (const auto& t : j.at("iter_times_us")) {
+      if (!t.is_number()) in.fail("iter_times_us", "expected an array of numbers");
+      row.iterTimesUs.push_back(t.get<double>());
+    }
+  }
+  return row;
+}
+
+json toJson(const ResultsFile& file) {
+  const RunInfo& run = file.run;
+  json ranks = json::array();
+  for (const auto& r : run.ranks) ranks.push_back(rankToJson(r));
+  json rows = json::array();
+  for (const auto& row : file.rows) rows.push_back(rowToJson(row));
+  return {
+      {"schema", kSchemaName},
+      {"schema_version", kSchemaVersion},
+      {"run",
+       {{"tool", run.tool},
+        {"tool_version", run.toolVersion},
+        {"command", run.command},
+        {"start_time", run.startTime},
+        {"end_time", run.endTime},
+        {"git_commit", run.gitCommit},
+        {"machine",
+         {{"host", run.host}, {"cpu_model", run.cpuModel}, {"cpu_cores", run.cpuCores},
+          {"memory_bytes", run.memoryBytes}, {"os", run.os}, {"gpu_model", run.gpuModel}}},
+        {"software", {{"mpi", run.mpiVersion}, {"nccl", run.ncclVersion}, {"cuda", run.cudaVersion}}},
+        {"nranks", run.nranks},
+        {"nodes", run.nodes},
+        {"ranks", ranks},
+        {"config", run.config}}},
+      {"rows", rows},
+  };
+}
+
+ResultsFile fromJson(const json& doc, const std::string& source) {
+  Reader top(doc, source, "");
+  if (top.get<std::string>("schema") != kSchemaName) top.fail("schema", fmt::format("expected \"{}\"", kSchemaName));
+  const int version = top.get<int>("schema_version");
+  if (version < 1 || version > kSchemaVersion) {
+    top.fail("schema_version", fmt::format("version {} is not supported (this build reads 1 to {})", version, kSchemaVersion));
+  }
+  ResultsFile file;
+  RunInfo& run = file.run;
+  Reader in = top.child("run");
+  run.tool = in.get<std::string>("tool");
+  run.toolVersion = in.get<std::string>("tool_version", "");
+  if (doc.at("run").contains("command")) {
+    for (const auto& arg : doc.at("run").at("command")) run.command.push_back(arg.is_string() ? arg.get<std::string>() : arg.dump());
+  }
+  run.startTime = in.get<std::string>("start_time", "");
+  run.endTime = in.get<std::string>("end_time", "");
+  run.gitCommit = in.get<std::string>("git_commit", "");
+  Reader machine = in.child("machine");
+  run.host = machine.get<std::string>("host");
+  run.cpuModel = machine.get<std::string>("cpu_model", "");
+  run.cpuCores = machine.get<int>("cpu_cores", 0);
+  run.memoryBytes = machine.get<std::uint64_t>("memory_bytes", 0);
+  run.os = machine.get<std::string>("os", "");
+  run.gpuModel = machine.get<std::string>("gpu_model", "");
+  if (doc.at("run").contains("software")) {
+    Reader software = in.child("software");
+    run.mpiVersion = software.get<std::string>("mpi", "");
+    run.ncclVersion = software.get<std::string>("nccl", "");
+    run.cudaVersion = software.get<std::string>("cuda", "");
+  }
+  run.nranks = in.get<int>("nranks");
+  run.nodes = in.get<int>("nodes", 1);
+  if (doc.at("run").contains("ranks")) {
+    const json& ranks = doc.at("run").at("ranks");
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      Reader r(ranks[i], source, fmt::format("run.ranks[{}]", i));
+      run.ranks.push_back(RankPlacement{r.get<int>("rank"), r.get<std::string>("host", ""), r.get<int>("pid", 0),
+                                        r.get<int>("core", -1), r.get<int>("device", -1),
+                                        r.get<std::string>("device_name", ""), r.get<std::string>("bus_id", "")});
+    }
+  }
+  if (doc.at("run").contains("config")) run.config = doc.at("run").at("config");
+
+  const json& rows = top.required("rows");
+  if (!rows.is_array()) top.fail("rows", "expected an array");
+  for (std::size_t i = 0; i < rows.size(); ++i) file.rows.push_back(rowFromJson(rows[i], source, fmt::format("rows[{}]", i)));
+  return file;
+}
+
+}  // namespace cclab::results

@@ -1,0 +1,15 @@
+#pragma once
+
+// One results row <-> one JSON object: shared by the JSON and CSV forms (internal to the library).
+
+#include <string>
+
+#include "bench/results/results.h"
+
+namespace cclab::results {
+
+Json rowToJson(const Row& row);
+// `where` names the row in error messages ("rows[3]", "line 7").
+Row rowFromJson(const Json& j, const std::string& source, const std::string& where);
+
+}  // namespace cclab::results

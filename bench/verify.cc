@@ -1,0 +1,200 @@
+#include "bench/verify.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "collectives/typed.h"
+
+namespace cclab::bench {
+namespace {
+
+// Integers that the type holds exactly, however many are added: float types have a limited
+// significand (half 11 bits, bfloat16 8, float 24, double 53); integers are exact modulo 2^bits.
+template <typename T>
+std::int64_t exactLimit() {
+  if constexpr (std::is_same_v<T, Half>) return std::int64_t{1} << 11;
+  else if constexpr (std::is_same_v<T, BFloat16>) return std::int64_t{1} << 8;
+  else if constexpr (std::is_same_v<T, float>) return std::int64_t{1} << 24;
+  else if constexpr (std::is_same_v<T, double>) return std::int64_t{1} << 53;
+  else return std::numeric_limits<std::int64_t>::max();
+}
+
+std::uint64_t mix(std::uint64_t x) {  // a cheap integer hash (splitmix64's finaliser)
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+template <typename T>
+T fromInteger(std::int64_t v) {
+  if constexpr (std::is_same_v<T, Half>) return toHalf(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, BFloat16>) return toBFloat16(static_cast<float>(v));
+  else return static_cast<T>(v);  // integers wrap (two's complement)
+}
+
+template <typename T>
+T fromDouble(double v) {
+  if constexpr (std::is_same_v<T, Half>) return toHalf(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, BFloat16>) return toBFloat16(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+
+template <typename T>
+double asDouble(T v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return toFloat(v);
+  else return static_cast<double>(v);
+}
+
+template <typename T>
+std::uint64_t bitsOf(T v) {
+  if constexpr (sizeof(T) == 1) return std::bit_cast<std::uint8_t>(v);
+  else if constexpr (sizeof(T) == 2) return std::bit_cast<std::uint16_t>(v);
+  else if constexpr (sizeof(T) == 4) return std::bit_cast<std::uint32_t>(v);
+  else return std::bit_cast<std::uint64_t>(v);
+}
+
+// Distance in units in the last place between two finite floats of the same type.
+template <typename T>
+std::uint64_t ulpDistance(T a, T b) {
+  constexpr int kBits = sizeof(T) * 8;
+  auto ordered = [](std::uint64_t bits) -> std::int64_t {
+    const std::uint64_t signBit = std::uint64_t{1} << (kBits - 1);
+    const std::int64_t magnitude = static_cast<std::int64_t>(bits & (signBit - 1));
+    return (bits & signBit) ? -magnitude : magnitude;
+  };
+  const std::int64_t d = ordered(bitsOf(a)) - ordered(bitsOf(b));
+  return static_cast<std::uint64_t>(d < 0 ? -d : d);
+}
+
+// The value `rank` contributes at `index` in repetition `rep`, as an exact integer.
+template <typename T>
+std::int64_t inputValue(std::optional<ReduceOp> op, int rank, int nranks, std::size_t index, int rep) {
+  const std::uint64_t h = mix(index * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(rank) * 0x632be59bd9b4e019ULL +
+                              static_cast<std::uint64_t>(rep) * 0x85ebca77c2b2ae63ULL + 1);
+  const std::int64_t limit = exactLimit<T>();
+  // Only `contributors` of the ranks (rotating with the index) add non-neutral values, so that
+  // even at large rank counts the exact result stays representable.
+  auto contributes = [&](std::int64_t contributors) {
+    return static_cast<std::int64_t>((index + static_cast<std::size_t>(rank)) % static_cast<std::size_t>(nranks)) < contributors;
+  };
+  if (op == ReduceOp::Sum || op == ReduceOp::Avg) {
+    // Values below `range`, at most limit / (range - 1) of them non-zero: the sum stays < limit.
+    const std::int64_t range = std::clamp<std::int64_t>(limit / nranks, 2, 64);
+    return contributes(limit / (range - 1)) ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
+  }
+  if (op == ReduceOp::Prod) {
+    // Floats: factors of 1 and 2 (at most 14 twos: below half's largest power of two). Integers
+    // may take 1..3 and wrap.
+    if constexpr (std::is_integral_v<T>) return 1 + static_cast<std::int64_t>(h % 3);
+    return contributes(14) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
+  }
+  // min, max, and the collectives that only move data: any representable value, tied to the rank
+  // and index so a block in the wrong place is caught.
+  return static_cast<std::int64_t>(h % static_cast<std::uint64_t>(std::min<std::int64_t>(limit, 251)));
+}
+
+template <typename T>
+T inputElement(std::optional<ReduceOp> op, int rank, int nranks, std::size_t index, int rep) {
+  return fromInteger<T>(inputValue<T>(op, rank, nranks, index, rep));
+}
+
+// The exact reduction over all ranks of their elements at `index`, computed independently of the
+// kernels: integers in 64-bit arithmetic (wrap-around commutes with truncation to the type),
+// floats in double (exact for these inputs).
+template <typename T>
+T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
+  if constexpr (std::is_integral_v<T>) {
+    std::uint64_t acc = (op == ReduceOp::Prod) ? 1 : 0;
+    T extreme = inputElement<T>(op, 0, nranks, index, rep);
+    for (int r = 0; r < nranks; ++r) {
+      const T v = inputElement<T>(op, r, nranks, index, rep);
+      acc = (op == ReduceOp::Prod) ? acc * static_cast<std::uint64_t>(v) : acc + static_cast<std::uint64_t>(v);
+      if (op == ReduceOp::Min) extreme = std::min(extreme, v);
+      if (op == ReduceOp::Max) extreme = std::max(extreme, v);
+    }
+    if (op == ReduceOp::Min || op == ReduceOp::Max) return extreme;
+    const T total = static_cast<T>(acc);
+    return op == ReduceOp::Avg ? static_cast<T>(total / static_cast<T>(nranks)) : total;
+  } else {
+    double acc = (op == ReduceOp::Prod) ? 1.0 : 0.0;
+    double extreme = asDouble(inputElement<T>(op, 0, nranks, index, rep));
+    for (int r = 0; r < nranks; ++r) {
+      const double v = asDouble(inputElement<T>(op, r, nranks, index, rep));
+      acc = (op == ReduceOp::Prod) ? acc * v : acc + v;
+      extreme = (op == ReduceOp::Min) ? std::min(extreme, v) : std::max(extreme, v);
+    }
+    if (op == ReduceOp::Min || op == ReduceOp::Max) return fromDouble<T>(extreme);
+    return fromDouble<T>(op == ReduceOp::Avg ? acc / nranks : acc);
+  }
+}
+
+// The element this rank should hold at `j` of its output.
+template <typename T>
+T expectedElement(Collective collective, std::optional<ReduceOp> op, std::size_t count, int nranks, int rank, int root,
+                  std::size_t j, int rep) {
+  const std::size_t block = count == 0 ? 0 : j / count;  // for outputs made of one block per rank
+  const std::size_t within = count == 0 ? 0 : j % count;
+  const std::size_t ownBlock = static_cast<std::size_t>(rank) * count;
+  switch (collective) {
+    case Collective::AllReduce:
+    case Collective::Reduce:
+      return reduced<T>(*op, nranks, j, rep);
+    case Collective::ReduceScatter:
+      return reduced<T>(*op, nranks, ownBlock + j, rep);
+    case Collective::AllGather:
+    case Collective::Gather:
+      return inputElement<T>(op, static_cast<int>(block), nranks, within, rep);
+    case Collective::Broadcast:
+      return inputElement<T>(op, root, nranks, j, rep);
+    case Collective::AllToAll:  // block p came from rank p, which sent its block for this rank
+      return inputElement<T>(op, static_cast<int>(block), nranks, ownBlock + within, rep);
+    case Collective::Scatter:
+      return inputElement<T>(op, root, nranks, ownBlock + j, rep);
+    case Collective::SendRecv:
+      return inputElement<T>(op, (rank + nranks - 1) % nranks, nranks, j, rep);
+  }
+  return T{};
+}
+
+}  // namespace
+
+Verifier::Verifier(Collective collective, DataType dtype, std::optional<ReduceOp> op, std::size_t count, int nranks,
+                   int rank, int root)
+    : collective_(collective), dtype_(dtype), op_(op), count_(count), nranks_(nranks), rank_(rank), root_(root) {}
+
+void Verifier::fillInput(void* send, int rep) const {
+  const std::size_t n = bufferLayout(collective_, count_, nranks_, rank_).sendCount;
+  withType(dtype_, [&]<typename T>() {
+    T* out = static_cast<T*>(send);
+    for (std::size_t j = 0; j < n; ++j) out[j] = inputElement<T>(op_, rank_, nranks_, j, rep);
+  });
+}
+
+void Verifier::poison(void* buf, std::size_t count) const { std::memset(buf, 0xff, count * sizeOf(dtype_)); }
+
+std::int64_t Verifier::countWrong(const void* recv, int rep) const {
+  const bool hasResult = !(collective_ == Collective::Reduce || collective_ == Collective::Gather) || rank_ == root_;
+  if (!hasResult) return 0;
+  const std::size_t n = bufferLayout(collective_, count_, nranks_, rank_).recvCount;
+  std::int64_t wrong = 0;
+  withType(dtype_, [&]<typename T>() {
+    const T* got = static_cast<const T*>(recv);
+    const bool approximate = op_ == ReduceOp::Avg && isFloatingPoint(dtype_);
+    for (std::size_t j = 0; j < n; ++j) {
+      const T want = expectedElement<T>(collective_, op_, count_, nranks_, rank_, root_, j, rep);
+      if (bitsOf(got[j]) == bitsOf(want)) continue;
+      if constexpr (!std::is_integral_v<T>) {
+        if (approximate && !std::isnan(asDouble(got[j])) && ulpDistance(got[j], want) <= 2) continue;
+      }
+      ++wrong;
+    }
+  });
+  return wrong;
+}
+
+}  // namespace cclab::bench

@@ -1,0 +1,91 @@
+# Finds what cclab is built from. Required libraries fail the configure with a clear message;
+# optional parts (MPI, CUDA, NCCL, Qt6) are detected and reported, never demanded.
+
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(Threads REQUIRED)
+
+# One configure summary line per part: `cclab_report(<part> <status>)`, printed at the end.
+set(_cclab_summary_parts "")
+set(_cclab_summary_status "")
+macro(cclab_report part status)
+  list(APPEND _cclab_summary_parts "${part}")
+  string(REPLACE ";" "," _status "${status}")
+  list(APPEND _cclab_summary_status "${_status}")
+endmacro()
+
+# --- MPI: the launcher and the CPU backend of ccbench -------------------------------------------
+find_package(MPI COMPONENTS CXX QUIET)
+if(MPI_CXX_FOUND)
+  set(CCLAB_HAVE_MPI ON)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpi_version_text
+                  ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  string(REGEX MATCH "[^\n]*" _mpi_version_line "${_mpi_version_text}")
+  cclab_report("MPI" "found (${_mpi_version_line}, MPI ${MPI_CXX_VERSION})")
+else()
+  set(CCLAB_HAVE_MPI OFF)
+  cclab_report("MPI" "skipped (no MPI library found: install libopenmpi-dev), ccbench is not built")
+endif()
+
+# --- CUDA and NCCL: the GPU path (later issues build on these) -------------------------------------
+find_package(CUDAToolkit QUIET)
+if(CUDAToolkit_FOUND)
+  set(CCLAB_HAVE_CUDA ON)
+  cclab_report("CUDA" "found (toolkit ${CUDAToolkit_VERSION}, ${CUDAToolkit_BIN_DIR})")
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
+  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}
+               PATH_SUFFIXES lib lib64)
+  if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+    file(STRINGS ${NCCL_INCLUDE_DIR}/nccl.h _nccl_version_lines REGEX "#define NCCL_(MAJOR|MINOR|PATCH) ")
+    string(REGEX REPLACE ".*NCCL_MAJOR ([0-9]+).*NCCL_MINOR ([0-9]+).*NCCL_PATCH ([0-9]+).*" "\\1.\\2.\\3"
+           NCCL_VERSION "${_nccl_version_lines}")
+    set(CCLAB_HAVE_NCCL ON)
+    cclab_report("NCCL" "found (${NCCL_VERSION}, ${NCCL_LIBRARY}), no backend uses it yet")
+  else()
+    set(CCLAB_HAVE_NCCL OFF)
+    cclab_report("NCCL" "skipped (nccl.h / libnccl not found next to the CUDA toolkit)")
+  endif()
+else()
+  set(CCLAB_HAVE_CUDA OFF)
+  set(CCLAB_HAVE_NCCL OFF)
+  cclab_report("CUDA" "skipped (no CUDA toolkit found)")
+  cclab_report("NCCL" "skipped (needs the CUDA toolkit)")
+endif()
+
+# --- Qt 6: the ccplan GUI (a later issue) -------------------------------------------------------
+find_package(Qt6 QUIET COMPONENTS Widgets Charts)
+if(Qt6_FOUND)
+  cclab_report("Qt6" "found (${Qt6_VERSION}), no GUI is built yet")
+else()
+  cclab_report("Qt6" "skipped (qt6-base-dev / qt6-charts-dev not installed)")
+endif()
+
+# --- Test and benchmark libraries --------------------------------------------------------------
+if(CCLAB_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  cclab_report("GoogleTest" "found (${GTest_VERSION})")
+endif()
+if(CCLAB_BUILD_BENCHMARKS)
+  find_package(benchmark QUIET)
+  if(benchmark_FOUND)
+    cclab_report("Google Benchmark" "found (${benchmark_VERSION})")
+  else()
+    set(CCLAB_BUILD_BENCHMARKS OFF)
+    cclab_report("Google Benchmark" "skipped (libbenchmark-dev not installed), no microbenchmarks")
+  endif()
+endif()
+
+function(cclab_print_summary)
+  message(STATUS "cclab ${PROJECT_VERSION} configuration:")
+  list(LENGTH _cclab_summary_parts count)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    list(GET _cclab_summary_parts ${i} part)
+    list(GET _cclab_summary_status ${i} status)
+    string(LENGTH "${part}" len)
+    math(EXPR pad "18 - ${len}")
+    string(REPEAT " " ${pad} spaces)
+    message(STATUS "  ${part}${spaces}${status}")
+  endforeach()
+endfunction()

@@ -1,0 +1,71 @@
+// Ring reduce: partial sums flow along the chain root+1, root+2, ..., root-1 and end at the root.
+//
+// The buffer is cut into chunks. The first rank of the chain sends its input; every later rank
+// receives chunk c, adds its own input and forwards the sum, pipelined like the chain broadcast.
+// The root adds its input last and keeps the result.
+
+#include <algorithm>
+#include <vector>
+
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/partition.h"
+
+namespace cclab {
+namespace {
+constexpr std::size_t kDepth = 4;  // chunks a rank has posted to receive ahead
+}
+
+void ringReduce(Context& ctx, const CollectiveArgs& args) {
+  Transport& transport = ctx.transport();
+  Device& device = ctx.device();
+  const int n = ctx.size();
+  const std::size_t elementSize = sizeOf(args.dtype);
+  if (n == 1) {
+    device.copy(args.recv, args.send, args.count * elementSize);
+    return;
+  }
+  const int position = (ctx.rank() - args.root - 1 + 2 * n) % n;  // root+1 is 0, the root is n-1
+  const int next = (ctx.rank() + 1) % n;
+  const int prev = (ctx.rank() + n - 1) % n;
+  const bool isRoot = (position == n - 1);
+  const std::size_t chunks = chunksFor(args.count, elementSize, ctx.chunkBytes());
+  auto chunk = [&](std::size_t c) { return evenBlock(args.count, chunks, c); };
+
+  std::vector<Request> sends;
+  if (position == 0) {  // first in the chain: its input is the first partial sum
+    for (std::size_t c = 0; c < chunks; ++c) {
+      sends.push_back(transport.isend(elementAt(args.send, chunk(c).offset, args.dtype), chunk(c).count * elementSize, next));
+    }
+    for (Request& request : sends) transport.wait(request);
+    return;
+  }
+
+  // Chunks arrive in `depth` receive slots; a middle rank's sums leave from `depth` send slots.
+  const std::size_t depth = std::min(kDepth, chunks);
+  const std::size_t slotBytes = (args.count / chunks + 1) * elementSize;
+  char* scratch = static_cast<char*>(ctx.scratch(2 * depth * slotBytes));
+  auto recvSlot = [&](std::size_t c) { return scratch + (c % depth) * slotBytes; };
+  auto sendSlot = [&](std::size_t c) { return scratch + (depth + c % depth) * slotBytes; };
+
+  std::vector<Request> recvs(chunks);
+  auto postRecv = [&](std::size_t c) { recvs[c] = transport.irecv(recvSlot(c), chunk(c).count * elementSize, prev); };
+  for (std::size_t c = 0; c < depth; ++c) postRecv(c);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const Block b = chunk(c);
+    transport.wait(recvs[c]);  // 1. the partial sum of chunk c from the previous rank
+    if (isRoot) {              // 2a. the root adds its own input into the result
+      char* out = elementAt(args.recv, b.offset, args.dtype);
+      device.reduce(out, elementAt(args.send, b.offset, args.dtype), recvSlot(c), b.count, args.dtype, args.op);
+      if (args.op == ReduceOp::Avg) device.divide(out, b.count, args.dtype, n);
+    } else {                   // 2b. a middle rank adds its input and forwards the sum
+      if (c >= depth) transport.wait(sends[c - depth]);  // that send slot is free again
+      device.reduce(sendSlot(c), elementAt(args.send, b.offset, args.dtype), recvSlot(c), b.count, args.dtype, args.op);
+      sends.push_back(transport.isend(sendSlot(c), b.count * elementSize, next));
+    }
+    if (c + depth < chunks) postRecv(c + depth);  // 3. reuse the receive slot
+  }
+  const std::size_t firstUnwaited = chunks > depth ? chunks - depth : 0;
+  for (std::size_t c = firstUnwaited; c < sends.size(); ++c) transport.wait(sends[c]);
+}
+
+}  // namespace cclab

@@ -1,0 +1,26 @@
+#include "collectives/device.h"
+
+#include <cstring>
+#include <new>
+
+#include "collectives/reduce_kernels.h"
+
+namespace cclab {
+
+namespace {
+constexpr std::align_val_t kHostAlignment{64};  // a cache line: vector loads never straddle two
+}
+
+void* HostDevice::allocate(std::size_t bytes) { return ::operator new(bytes == 0 ? 1 : bytes, kHostAlignment); }
+void HostDevice::release(void* ptr) { ::operator delete(ptr, kHostAlignment); }
+void HostDevice::copy(void* dst, const void* src, std::size_t bytes) {
+  if (dst != src && bytes > 0) std::memcpy(dst, src, bytes);
+}
+void HostDevice::reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) {
+  reduceHost(dst, a, b, count, dtype, op);
+}
+void HostDevice::divide(void* buf, std::size_t count, DataType dtype, int divisor) {
+  divideHost(buf, count, dtype, divisor);
+}
+
+}  // namespace cclab

@@ -1,0 +1,153 @@
+#include "collectives/vocabulary.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+
+namespace cclab {
+namespace {
+
+// One row per collective: its name and its shape. The busbw factor formulas are in
+// busBandwidthFactor below (they depend on the rank count).
+struct CollectiveRow {
+  Collective kind;
+  std::string_view name;
+  bool reduces;
+  bool rooted;
+  bool sendIsBlocked;  // the send buffer holds one block per rank (count * n elements)
+  bool recvIsBlocked;  // the receive buffer holds one block per rank
+};
+
+constexpr std::array kCollectives = {
+    CollectiveRow{Collective::AllReduce, "all_reduce", true, false, false, false},
+    CollectiveRow{Collective::AllGather, "all_gather", false, false, false, true},
+    CollectiveRow{Collective::ReduceScatter, "reduce_scatter", true, false, true, false},
+    CollectiveRow{Collective::Broadcast, "broadcast", false, true, false, false},
+    CollectiveRow{Collective::Reduce, "reduce", true, true, false, false},
+    CollectiveRow{Collective::AllToAll, "alltoall", false, false, true, true},
+    CollectiveRow{Collective::Gather, "gather", false, true, false, true},
+    CollectiveRow{Collective::Scatter, "scatter", false, true, true, false},
+    CollectiveRow{Collective::SendRecv, "sendrecv", false, false, false, false},
+};
+
+struct DataTypeRow {
+  DataType kind;
+  std::string_view name;
+  std::size_t size;
+  bool floating;
+};
+
+constexpr std::array kDataTypes = {
+    DataTypeRow{DataType::Int8, "int8", 1, false},       DataTypeRow{DataType::Uint8, "uint8", 1, false},
+    DataTypeRow{DataType::Int32, "int32", 4, false},     DataTypeRow{DataType::Uint32, "uint32", 4, false},
+    DataTypeRow{DataType::Int64, "int64", 8, false},     DataTypeRow{DataType::Uint64, "uint64", 8, false},
+    DataTypeRow{DataType::Half, "half", 2, true},        DataTypeRow{DataType::BFloat16, "bfloat16", 2, true},
+    DataTypeRow{DataType::Float, "float", 4, true},      DataTypeRow{DataType::Double, "double", 8, true},
+};
+
+struct ReduceOpRow {
+  ReduceOp kind;
+  std::string_view name;
+};
+
+constexpr std::array kReduceOps = {
+    ReduceOpRow{ReduceOp::Sum, "sum"}, ReduceOpRow{ReduceOp::Prod, "prod"}, ReduceOpRow{ReduceOp::Min, "min"},
+    ReduceOpRow{ReduceOp::Max, "max"}, ReduceOpRow{ReduceOp::Avg, "avg"},
+};
+
+template <typename Rows>
+const auto& rowOf(const Rows& rows, decltype(rows[0].kind) kind) {
+  return *std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.kind == kind; });
+}
+
+template <typename Rows>
+auto parseRow(const Rows& rows, std::string_view text, std::string_view what) {
+  for (const auto& r : rows) {
+    if (r.name == text) return r.kind;
+  }
+  std::string valid;
+  for (const auto& r : rows) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", r.name);
+  throw InputError(fmt::format("unknown {} '{}' (valid: {})", what, text, valid));
+}
+
+template <typename Rows, std::size_t N>
+constexpr auto kindsOf(const Rows& rows) {
+  std::array<decltype(rows[0].kind), N> kinds{};
+  for (std::size_t i = 0; i < N; ++i) kinds[i] = rows[i].kind;
+  return kinds;
+}
+
+constexpr auto kCollectiveKinds = kindsOf<decltype(kCollectives), kCollectives.size()>(kCollectives);
+constexpr auto kDataTypeKinds = kindsOf<decltype(kDataTypes), kDataTypes.size()>(kDataTypes);
+constexpr auto kReduceOpKinds = kindsOf<decltype(kReduceOps), kReduceOps.size()>(kReduceOps);
+
+}  // namespace
+
+std::span<const Collective> allCollectives() { return kCollectiveKinds; }
+std::span<const DataType> allDataTypes() { return kDataTypeKinds; }
+std::span<const ReduceOp> allReduceOps() { return kReduceOpKinds; }
+
+std::string_view name(Collective c) { return rowOf(kCollectives, c).name; }
+std::string_view name(DataType t) { return rowOf(kDataTypes, t).name; }
+std::string_view name(ReduceOp op) { return rowOf(kReduceOps, op).name; }
+
+Collective parseCollective(std::string_view text) {
+  constexpr std::string_view kPerfSuffix = "_perf";  // nccl-tests binaries: all_reduce_perf
+  if (text.ends_with(kPerfSuffix)) text.remove_suffix(kPerfSuffix.size());
+  return parseRow(kCollectives, text, "collective");
+}
+DataType parseDataType(std::string_view text) { return parseRow(kDataTypes, text, "datatype"); }
+ReduceOp parseReduceOp(std::string_view text) { return parseRow(kReduceOps, text, "reduction op"); }
+
+std::size_t sizeOf(DataType t) { return rowOf(kDataTypes, t).size; }
+bool isFloatingPoint(DataType t) { return rowOf(kDataTypes, t).floating; }
+bool reduces(Collective c) { return rowOf(kCollectives, c).reduces; }
+bool hasRoot(Collective c) { return rowOf(kCollectives, c).rooted; }
+
+double busBandwidthFactor(Collective c, int nranks) {
+  const double n = nranks;
+  switch (c) {
+    case Collective::AllReduce:
+      return 2.0 * (n - 1) / n;
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll:
+    case Collective::Gather:
+    case Collective::Scatter:
+      return (n - 1) / n;
+    case Collective::Broadcast:
+    case Collective::Reduce:
+    case Collective::SendRecv:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+BufferLayout bufferLayout(Collective c, std::size_t count, int nranks, int rank) {
+  const auto& row = rowOf(kCollectives, c);
+  const std::size_t n = static_cast<std::size_t>(nranks);
+  const std::size_t r = static_cast<std::size_t>(rank);
+  BufferLayout layout{};
+  layout.sendCount = row.sendIsBlocked ? count * n : count;
+  layout.recvCount = row.recvIsBlocked ? count * n : count;
+  // In place, a rank's own block sits at its rank's offset inside the bigger buffer.
+  if (!row.sendIsBlocked && row.recvIsBlocked) layout.inPlaceSendOffset = r * count;  // all_gather, gather
+  if (row.sendIsBlocked && !row.recvIsBlocked) layout.inPlaceRecvOffset = r * count;  // reduce_scatter, scatter
+  return layout;
+}
+
+std::size_t countForBytes(Collective c, std::size_t bytes, DataType t, int nranks) {
+  const auto& row = rowOf(kCollectives, c);
+  std::size_t elements = bytes / sizeOf(t);
+  return (row.sendIsBlocked || row.recvIsBlocked) ? elements / static_cast<std::size_t>(nranks) : elements;
+}
+
+std::size_t bytesForCount(Collective c, std::size_t count, DataType t, int nranks) {
+  BufferLayout layout = bufferLayout(c, count, nranks, 0);
+  return layout.inPlaceCount() * sizeOf(t);
+}
+
+}  // namespace cclab
