@@ -27,7 +27,8 @@ std::string columnHeader() {
 
 namespace {
 std::string side(const results::Row& row) {
-  const std::string wrong = row.wrong ? fmt::format("{:>6}", *row.wrong) : std::string("   N/A");
+  // nccl-tests prints the count with %6g, and "N/A" one column narrower when nothing was checked.
+  const std::string wrong = row.wrong ? fmt::format("{:>6g}", static_cast<double>(*row.wrong)) : std::string("  N/A");
   return fmt::format("  {}  {}  {}  {}", fitNumber(row.timeUs, 7), fitNumber(row.algbwGBps, 6),
                      fitNumber(row.busbwGBps, 6), wrong);
 }

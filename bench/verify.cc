@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "collectives/typed.h"
@@ -11,15 +12,18 @@
 namespace cclab::bench {
 namespace {
 
-// Integers that the type holds exactly, however many are added: float types have a limited
-// significand (half 11 bits, bfloat16 8, float 24, double 53); integers are exact modulo 2^bits.
+// The largest integer the type holds exactly, and every smaller one too: float types are limited
+// by their significand (half 11 bits, bfloat16 8, float 24, double 53), integer types by their
+// range. Results stay within it, so no check depends on overflow, which MPI leaves undefined (and
+// Open MPI 4.1's AVX reductions saturate instead of wrapping: open-mpi/ompi#8045).
 template <typename T>
 std::int64_t exactLimit() {
   if constexpr (std::is_same_v<T, Half>) return std::int64_t{1} << 11;
   else if constexpr (std::is_same_v<T, BFloat16>) return std::int64_t{1} << 8;
   else if constexpr (std::is_same_v<T, float>) return std::int64_t{1} << 24;
   else if constexpr (std::is_same_v<T, double>) return std::int64_t{1} << 53;
-  else return std::numeric_limits<std::int64_t>::max();
+  else if constexpr (sizeof(T) == 8) return std::numeric_limits<std::int64_t>::max();
+  else return static_cast<std::int64_t>(std::numeric_limits<T>::max());
 }
 
 std::uint64_t mix(std::uint64_t x) {  // a cheap integer hash (splitmix64's finaliser)
@@ -88,14 +92,15 @@ std::int64_t inputValue(std::optional<ReduceOp> op, int rank, int nranks, std::s
     return contributes(limit / (range - 1)) ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
   }
   if (op == ReduceOp::Prod) {
-    // Floats: factors of 1 and 2 (at most 14 twos: below half's largest power of two). Integers
-    // may take 1..3 and wrap.
-    if constexpr (std::is_integral_v<T>) return 1 + static_cast<std::int64_t>(h % 3);
-    return contributes(14) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
+    // Factors of 1 and 2, with at most log2(limit) twos (14 for floats: below half's largest
+    // power of two), so the product stays exact.
+    const int twos = std::min(14, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(limit))) - 1);
+    return contributes(twos) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
   }
-  // min, max, and the collectives that only move data: any representable value, tied to the rank
-  // and index so a block in the wrong place is caught.
-  return static_cast<std::int64_t>(h % static_cast<std::uint64_t>(std::min<std::int64_t>(limit, 251)));
+  // min, max, and the collectives that only move data: values tied to the rank and index (so a
+  // block in the wrong place is caught), negative ones too where the type is signed.
+  const std::int64_t spread = static_cast<std::int64_t>(h % 251);
+  return std::is_unsigned_v<T> ? spread : spread - 125;
 }
 
 template <typename T>
@@ -104,8 +109,7 @@ T inputElement(std::optional<ReduceOp> op, int rank, int nranks, std::size_t ind
 }
 
 // The exact reduction over all ranks of their elements at `index`, computed independently of the
-// kernels: integers in 64-bit arithmetic (wrap-around commutes with truncation to the type),
-// floats in double (exact for these inputs).
+// kernels: integers in 64-bit arithmetic, floats in double (exact for these inputs).
 template <typename T>
 T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
   if constexpr (std::is_integral_v<T>) {

@@ -74,7 +74,7 @@ Import importNcclTestsText(std::string_view text, const std::string& source) {
 
   static const std::regex versionLine(R"(^# (nccl-tests|ccbench) version (\S+))");
   static const std::regex startLine(R"(^# Collective test starting: (\S+))");
-  static const std::regex itersLine(R"(\biters: (\d+))");
+  static const std::regex itersLine(R"(warmup iters: \d+\s+iters: (\d+))");
   static const std::regex rankLine(R"(^#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(-?\d+)\s+\[([^\]]*)\]\s*(.*)$)");
   static const std::regex backendLine(R"(^# Backend: (\S+)\s+algorithm: (\S+))");
   std::smatch m;

@@ -25,7 +25,7 @@ void ringAllGather(Context& ctx, const CollectiveArgs& args) {
     RingStep step;
     step.send = (t == 0) ? args.send : static_cast<const void*>(outBlock(r - t));
     step.dest = outBlock(r - t - 1);
-    step.count = args.count;
+    step.sendCount = step.recvCount = args.count;
     steps.push_back(step);
   }
   runRingSteps(ctx, steps, args.dtype, args.op);

@@ -32,9 +32,10 @@ void ringAllReduce(Context& ctx, const CollectiveArgs& args) {
   for (int t = 0; t < n - 1; ++t) {
     RingStep step;
     step.send = (t == 0) ? static_cast<const void*>(in(r)) : out(r - t);
+    step.sendCount = segment(r - t).count;
     step.dest = out(r - t - 1);
+    step.recvCount = segment(r - t - 1).count;
     step.reduceWith = in(r - t - 1);
-    step.count = segment(r - t - 1).count;
     step.finishAvg = (t == n - 2);  // segment r+1 is now complete on this rank
     steps.push_back(step);
   }
@@ -42,8 +43,9 @@ void ringAllReduce(Context& ctx, const CollectiveArgs& args) {
   for (int u = 0; u < n - 1; ++u) {
     RingStep step;
     step.send = out(r + 1 - u);
+    step.sendCount = segment(r + 1 - u).count;
     step.dest = out(r - u);
-    step.count = segment(r - u).count;
+    step.recvCount = segment(r - u).count;
     steps.push_back(step);
   }
   runRingSteps(ctx, steps, args.dtype, args.op);

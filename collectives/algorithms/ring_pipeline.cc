@@ -14,7 +14,7 @@ constexpr std::size_t kPipelineDepth = 4;
 
 std::size_t largestSegment(std::span<const RingStep> steps) {
   std::size_t largest = 0;
-  for (const auto& step : steps) largest = std::max(largest, step.count);
+  for (const auto& step : steps) largest = std::max({largest, step.sendCount, step.recvCount});
   return largest;
 }
 
@@ -43,16 +43,15 @@ void runRingSteps(Context& ctx, std::span<const RingStep> steps, DataType dtype,
   const std::size_t slotBytes = ringSlotBytes(ctx, steps, dtype) / kPipelineDepth;
   char* slots = static_cast<char*>(ctx.scratch(ringSlotBytes(ctx, steps, dtype)));
 
-  auto chunkOf = [&](std::size_t item) {
-    return evenBlock(steps[item / chunks].count, chunks, item % chunks);
-  };
+  auto sendChunk = [&](std::size_t item) { return evenBlock(steps[item / chunks].sendCount, chunks, item % chunks); };
+  auto recvChunk = [&](std::size_t item) { return evenBlock(steps[item / chunks].recvCount, chunks, item % chunks); };
 
   // A step that writes a segment an earlier step sent from must first let that send finish (in
   // place, the all-gather half overwrites segments the reduce-scatter half sent from).
   std::vector<std::ptrdiff_t> hazard(steps.size(), -1);
   for (std::size_t t = 0; t < steps.size(); ++t) {
     for (std::size_t earlier = 0; earlier < t; ++earlier) {
-      if (steps[earlier].send == steps[t].dest && steps[earlier].count == steps[t].count) {
+      if (steps[earlier].send == steps[t].dest && steps[earlier].sendCount == steps[t].recvCount) {
         hazard[t] = static_cast<std::ptrdiff_t>(earlier);
       }
     }
@@ -69,13 +68,13 @@ void runRingSteps(Context& ctx, std::span<const RingStep> steps, DataType dtype,
     if (earlier >= 0) finishSend(static_cast<std::size_t>(earlier) * chunks + item % chunks);
   };
   auto postSend = [&](std::size_t item) {
-    const Block chunk = chunkOf(item);
+    const Block chunk = sendChunk(item);
     sends[item] = transport.isend(elementAt(steps[item / chunks].send, chunk.offset, dtype),
                                   chunk.count * elementSize, right);
   };
   auto postRecv = [&](std::size_t item) {
     const RingStep& step = steps[item / chunks];
-    const Block chunk = chunkOf(item);
+    const Block chunk = recvChunk(item);
     void* target = slots + (item % depth) * slotBytes;  // reducing steps land in a slot first
     if (step.reduceWith == nullptr) {
       clearHazard(item);
@@ -84,16 +83,17 @@ void runRingSteps(Context& ctx, std::span<const RingStep> steps, DataType dtype,
     recvs[item] = transport.irecv(target, chunk.count * elementSize, left);
   };
 
+  // Transfers between a pair of ranks match in posting order, so both sides post in item order:
+  // all of step 0 first (the caller's data, ready at once), then each forward as its chunk arrives.
+  for (std::size_t item = 0; item < chunks; ++item) postSend(item);
   for (std::size_t item = 0; item < depth; ++item) postRecv(item);
   for (std::size_t item = 0; item < items; ++item) {
     const std::size_t t = item / chunks;
     const RingStep& step = steps[t];
-    const Block chunk = chunkOf(item);
-    // 1. Step 0 sends from the caller's data, which is ready at once.
-    if (t == 0) postSend(item);
-    // 2. Wait for this chunk from the left neighbour.
+    const Block chunk = recvChunk(item);
+    // 1. Wait for this chunk from the left neighbour.
     transport.wait(recvs[item]);
-    // 3. Reduce it with this rank's own contribution (reducing steps only).
+    // 2. Reduce it with this rank's own contribution (reducing steps only).
     char* dest = elementAt(step.dest, chunk.offset, dtype);
     if (step.reduceWith != nullptr) {
       clearHazard(item);
@@ -101,9 +101,9 @@ void runRingSteps(Context& ctx, std::span<const RingStep> steps, DataType dtype,
                     chunk.count, dtype, op);
     }
     if (step.finishAvg && op == ReduceOp::Avg) device.divide(dest, chunk.count, dtype, n);
-    // 4. Forward it: the same chunk of the next step is exactly what just arrived.
+    // 3. Forward it: the same chunk of the next step is exactly what just arrived.
     if (t + 1 < steps.size()) postSend(item + chunks);
-    // 5. Reuse the freed slot for the chunk `depth` items ahead.
+    // 4. Reuse the freed slot for the chunk `depth` items ahead.
     if (item + depth < items) postRecv(item + depth);
   }
   for (std::size_t item = 0; item < items; ++item) finishSend(item);

@@ -14,11 +14,15 @@
 
 namespace cclab {
 
+// Segments may differ in size by an element (counts that do not divide by the rank count), so a
+// step's outgoing and incoming segments each carry their own count; a rank's send count at step t
+// is its right neighbour's receive count at step t.
 struct RingStep {
   const void* send = nullptr;        // the segment this rank sends (step t>0: step t-1's dest)
+  std::size_t sendCount = 0;         // its elements
   void* dest = nullptr;              // where the segment received this step ends up
+  std::size_t recvCount = 0;         // its elements
   const void* reduceWith = nullptr;  // null: copy the received data to dest; else dest = reduceWith (op) received
-  std::size_t count = 0;             // elements in the segment, the same on sender and receiver
   bool finishAvg = false;            // dest now holds a final sum: divide it by the rank count for Avg
 };
 

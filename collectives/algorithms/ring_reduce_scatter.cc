@@ -23,7 +23,7 @@ void ringReduceScatter(Context& ctx, const CollectiveArgs& args) {
   auto block = [&](int b) { return elementAt(args.send, static_cast<std::size_t>((b % n + n) % n) * args.count, args.dtype); };
 
   std::vector<RingStep> steps(static_cast<std::size_t>(n - 1));
-  for (auto& step : steps) step.count = args.count;
+  for (auto& step : steps) step.sendCount = step.recvCount = args.count;  // every block is `count` long
   // Partial sums wait in two scratch blocks used in turn (after the engine's receive slots).
   const std::size_t slotBytes = ringSlotBytes(ctx, steps, args.dtype);
   char* scratch = static_cast<char*>(ctx.scratch(slotBytes + 2 * blockBytes));

@@ -1,0 +1,207 @@
+// ccbench end to end, under mpirun: its text output reads as nccl-tests output, its JSON and CSV
+// say the same as its text, and bad input, wrong results and hangs end with the documented exit
+// codes (2, 1, 3) and one clear line.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/format.h"
+#include "bench/results/results.h"
+
+namespace cclab {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exitCode;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Ccbench : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ccbench_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `ccbench <args>` on `ranks` ranks (0: without mpirun, a singleton).
+  Outcome ccbench(int ranks, const std::string& args) {
+    const std::string launcher = ranks > 0 ? std::string(MPIEXEC) + " -np " + std::to_string(ranks) + " " : "";
+    const std::string command = launcher + CCBENCH + " " + args + " >" + (dir_ / "out").string() + " 2>" + (dir_ / "err").string();
+    const int status = std::system(command.c_str());
+    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(dir_ / "out"), slurp(dir_ / "err")};
+  }
+  fs::path dir_;
+};
+
+// The lines of `text` that are result rows (not comments).
+std::vector<std::string> rowLines(const std::string& text) {
+  std::vector<std::string> rows;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] != '#') rows.push_back(line);
+  }
+  return rows;
+}
+
+TEST_F(Ccbench, OutputParsesAsNcclTestsAndAgreesWithJsonAndCsv) {
+  const std::string json = (dir_ / "r.json").string(), csv = (dir_ / "r.csv").string();
+  const Outcome run = ccbench(3, "all --backend mpi,cclab -b 1K -e 64K -f 4 -n 3 -w 1 -J " + json + " --csv " + csv);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+
+  // 1. A parser written for nccl-tests reads it: every collective, both backends.
+  const results::Import text = results::importNcclTestsText(run.out, "stdout");
+  EXPECT_EQ(text.file.run.tool, "ccbench");
+  EXPECT_EQ(text.file.run.nranks, 3);
+  EXPECT_EQ(text.file.run.ranks.at(2).rank, 2);
+  EXPECT_GE(text.file.run.ranks.at(0).core, 0);
+  const std::size_t sizes = 3;                     // 1K, 4K, 16K, 64K -> 4 sizes
+  const std::size_t rowsPerBackend = 2 * (sizes + 1) * 9;  // out/in place x sizes x collectives
+  ASSERT_EQ(text.file.rows.size(), 2 * rowsPerBackend);
+
+  // 2. busbw = algbw x the collective's factor on every row, to the precision printed: half a
+  // unit of the last digit of each (2 decimals below 1000, then 1, then none).
+  auto halfUnit = [](double v) { return v < 1000 ? 0.005 : v < 10000 ? 0.05 : 0.5; };
+  for (const results::Row& row : text.file.rows) {
+    const double factor = busBandwidthFactor(row.collective, 3);
+    const double expected = row.algbwGBps * factor;
+    EXPECT_NEAR(row.busbwGBps, expected, halfUnit(row.algbwGBps) * factor + halfUnit(row.busbwGBps) + 1e-9)
+        << name(row.collective) << " " << row.sizeBytes;
+    EXPECT_EQ(row.wrong, 0);
+    EXPECT_EQ(row.algbwGBps > 0, row.sizeBytes > 0);
+  }
+
+  // 3. The JSON holds the same rows: printed with the same formatter, they give the same lines.
+  const results::Import fromJson = results::readResults(json);
+  ASSERT_EQ(fromJson.file.rows.size(), text.file.rows.size());
+  const std::vector<std::string> lines = rowLines(run.out);
+  ASSERT_EQ(lines.size() * 2, fromJson.file.rows.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(bench::resultLine(fromJson.file.rows[2 * i], fromJson.file.rows[2 * i + 1]), lines[i]);
+    EXPECT_EQ(fromJson.file.rows[2 * i].backend, text.file.rows[2 * i].backend);
+    EXPECT_EQ(fromJson.file.rows[2 * i].algo, text.file.rows[2 * i].algo);
+  }
+  const results::RunInfo& info = fromJson.file.run;
+  EXPECT_EQ(info.tool, "ccbench");
+  EXPECT_EQ(info.nranks, 3);
+  EXPECT_EQ(info.ranks.size(), 3u);
+  EXPECT_NE(info.mpiVersion.find("MPI"), std::string::npos);
+  EXPECT_FALSE(info.cpuModel.empty());
+  EXPECT_GT(info.cpuCores, 0);
+  EXPECT_EQ(info.command.at(1), "all");
+  EXPECT_EQ(info.config.at("iters"), 3);
+  for (const results::Row& row : fromJson.file.rows) {
+    EXPECT_EQ(row.iterTimesUs.size(), 3u);
+    EXPECT_LE(*row.timeUsMin, *row.timeUsP50);
+    EXPECT_LE(*row.timeUsP50, *row.timeUsMax);
+  }
+
+  // 4. The CSV holds the same rows as the JSON.
+  const results::Import fromCsv = results::readResults(csv);
+  ASSERT_EQ(fromCsv.file.rows.size(), fromJson.file.rows.size());
+  for (std::size_t i = 0; i < fromCsv.file.rows.size(); ++i) {
+    const results::Row& a = fromCsv.file.rows[i];
+    const results::Row& b = fromJson.file.rows[i];
+    EXPECT_EQ(a.backend, b.backend);
+    EXPECT_EQ(a.collective, b.collective);
+    EXPECT_EQ(a.sizeBytes, b.sizeBytes);
+    EXPECT_EQ(a.inPlace, b.inPlace);
+    EXPECT_DOUBLE_EQ(a.timeUs, b.timeUs);
+    EXPECT_DOUBLE_EQ(a.busbwGBps, b.busbwGBps);
+  }
+}
+
+TEST_F(Ccbench, RunsWithoutALauncherAsOneRank) {
+  const Outcome run = ccbench(0, "all_reduce -b 8 -e 1K -f 8");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Import text = results::importNcclTestsText(run.out, "stdout");
+  EXPECT_EQ(text.file.run.nranks, 1);
+  EXPECT_EQ(text.file.rows.size(), 6u);  // 8, 64 and 512 bytes, out of place and in place
+}
+
+TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"allreduce", "unknown collective 'allreduce'"},
+      {"all_reduce -d float17", "unknown datatype 'float17'"},
+      {"all_reduce -o mean", "unknown reduction op 'mean'"},
+      {"all_gather -o prod", "meaningless for all_gather"},
+      {"all_reduce -b 1M -e 1K", "-b 1M is larger than -e 1K"},
+      {"broadcast -r 2", "-r 2 is not a rank"},
+      {"all_reduce -e 2000G --backend cclab", "does not fit in memory"},
+      {"all_reduce -e 2000G", "exceed the MPI library's count limit"},
+      {"all_reduce -e 99999999999999G", "is too large"},
+      {"all_reduce -b 12X", "unknown unit"},
+      {"all_reduce -n 0", "-n must be at least 1"},
+      {"all_reduce --frobnicate", "--frobnicate"},
+      {"all_reduce -J /nonexistent-dir/r.json", "cannot write '/nonexistent-dir/r.json'"},
+      {"all_reduce --backend cclab --algo tree", "no cclab algorithm 'tree' for all_reduce"},
+      {"", "missing the collective"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Outcome run = ccbench(2, args);
+    EXPECT_EQ(run.exitCode, 2) << args << "\n" << run.err;
+    EXPECT_NE(run.err.find("ccbench: error: " ), std::string::npos) << args << "\n" << run.err;
+    EXPECT_NE(run.err.find(message), std::string::npos) << args << "\n" << run.err;
+    // One line from ccbench (mpirun adds its own note about the exit code after it).
+    int ccbenchLines = 0;
+    std::istringstream lines(run.err);
+    for (std::string line; std::getline(lines, line);) ccbenchLines += line.starts_with("ccbench") ? 1 : 0;
+    EXPECT_EQ(ccbenchLines, 1) << args << "\n" << run.err;
+    EXPECT_EQ(rowLines(run.out).size(), 0u) << args;
+  }
+}
+
+TEST_F(Ccbench, AWrongResultIsCountedAndFailsTheRun) {
+  // The hidden test hook flips one bit of one output element on rank 1 in every check.
+  const Outcome run = ccbench(2, "all_reduce -b 1K -e 1K -c 1 --backend mpi,cclab --debug-corrupt-rank 1");
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.out.find("# Out of bounds values : 2 FAILED"), std::string::npos) << run.out;  // per backend: 2 rows
+  const results::Import text = results::importNcclTestsText(run.out, "stdout");
+  for (const results::Row& row : text.file.rows) EXPECT_EQ(row.wrong, 1);
+  EXPECT_NE(run.err.find("wrong elements"), std::string::npos);
+  // And without the hook the same run is clean.
+  EXPECT_EQ(ccbench(2, "all_reduce -b 1K -e 1K -c 1 --backend mpi,cclab").exitCode, 0);
+}
+
+TEST_F(Ccbench, AHangTimesOutInsteadOfWaitingForever) {
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome run = ccbench(2, "all_reduce -b 1K -e 1K -T 2 --debug-stall-rank 1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(run.exitCode, 3) << run.err;
+  EXPECT_NE(run.err.find("timeout: no progress"), std::string::npos) << run.err;
+  EXPECT_LT(seconds, 30);
+}
+
+TEST_F(Ccbench, AnInterruptedRunLeavesNoResultsFile) {
+  const fs::path json = dir_ / "interrupted.json";
+  const std::string command = std::string(MPIEXEC) + " -np 2 " + CCBENCH + " all -b 1K -e 16M -f 2 -n 50 -J " + json.string() +
+                              " >/dev/null 2>&1 & pid=$!; sleep 2; kill -INT $pid; wait $pid";
+  const int status = std::system(("bash -c '" + command + "'").c_str());
+  EXPECT_NE(status, 0);
+  EXPECT_FALSE(fs::exists(json));
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace cclab

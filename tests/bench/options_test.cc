@@ -1,0 +1,150 @@
+#include "bench/options.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "collectives/errors.h"
+
+namespace cclab::bench {
+namespace {
+
+Options parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "ccbench");
+  std::ostringstream help;
+  auto options = parseOptions(static_cast<int>(args.size()), args.data(), help);
+  if (!options) throw std::runtime_error("help was printed");
+  return *options;
+}
+
+std::string errorOf(std::vector<const char*> args) {
+  try {
+    parse(std::move(args));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Options, DefaultsMatchNcclTests) {
+  const Options o = parse({"all_reduce"});
+  EXPECT_EQ(o.collectives, std::vector<Collective>{Collective::AllReduce});
+  EXPECT_EQ(o.minBytes, 32u << 20);
+  EXPECT_EQ(o.maxBytes, 32u << 20);
+  EXPECT_EQ(o.iters, 20);
+  EXPECT_EQ(o.warmupIters, 1);
+  EXPECT_EQ(o.checkIters, 1);
+  EXPECT_EQ(o.root, 0);
+  EXPECT_EQ(o.average, Average::Mean);
+  EXPECT_EQ(o.dtypes, std::vector<DataType>{DataType::Float});
+  EXPECT_EQ(o.ops, std::vector<ReduceOp>{ReduceOp::Sum});
+  EXPECT_EQ(o.backends, std::vector<std::string>{"mpi"});
+}
+
+TEST(Options, NcclTestsFlagsAndLongNames) {
+  const Options o = parse({"all_gather_perf", "-b", "8", "-e", "128M", "-f", "2", "-n", "5", "-w", "2", "-c", "0", "-d",
+                           "half", "-a", "3", "-z", "1", "-N", "2", "-T", "10", "-J", "x.json", "--csv", "x.csv",
+                           "--backend", "mpi,cclab", "--algo", "ring"});
+  EXPECT_EQ(o.collectives, std::vector<Collective>{Collective::AllGather});
+  EXPECT_EQ(o.minBytes, 8u);
+  EXPECT_EQ(o.maxBytes, 128u << 20);
+  EXPECT_EQ(o.stepFactor, 2);
+  EXPECT_EQ(o.iters, 5);
+  EXPECT_EQ(o.warmupIters, 2);
+  EXPECT_EQ(o.checkIters, 0);
+  EXPECT_EQ(o.dtypes, std::vector<DataType>{DataType::Half});
+  EXPECT_EQ(o.average, Average::Max);
+  EXPECT_TRUE(o.blocking);
+  EXPECT_EQ(o.repeats, 2);
+  EXPECT_DOUBLE_EQ(o.timeoutS, 10);
+  EXPECT_EQ(o.jsonPath, "x.json");
+  EXPECT_EQ(o.csvPath, "x.csv");
+  EXPECT_EQ(o.backends, (std::vector<std::string>{"mpi", "cclab"}));
+  const Options longNames = parse({"broadcast", "--minbytes", "1K", "--maxbytes", "1G", "--stepfactor", "4", "--iters", "3",
+                                   "--warmup_iters", "0", "--check", "2", "--datatype", "int8", "--op", "sum", "--root",
+                                   "-1", "--run_cycles", "3", "--output_file", "y.json"});
+  EXPECT_EQ(longNames.minBytes, 1024u);
+  EXPECT_EQ(longNames.maxBytes, 1u << 30);
+  EXPECT_EQ(longNames.root, -1);
+  EXPECT_EQ(longNames.repeats, 3);
+  EXPECT_EQ(longNames.jsonPath, "y.json");
+}
+
+TEST(Options, AllAndListsExpand) {
+  const Options o = parse({"all", "-d", "all", "-o", "all"});
+  EXPECT_EQ(o.collectives.size(), 9u);
+  EXPECT_EQ(o.dtypes.size(), 10u);
+  EXPECT_EQ(o.ops.size(), 5u);
+  const Options list = parse({"all_reduce", "-d", "float,double", "-o", "min,max"});
+  EXPECT_EQ(list.dtypes, (std::vector<DataType>{DataType::Float, DataType::Double}));
+  EXPECT_EQ(list.ops, (std::vector<ReduceOp>{ReduceOp::Min, ReduceOp::Max}));
+  EXPECT_EQ(opsFor(list, Collective::Broadcast).size(), 1u);
+  EXPECT_FALSE(opsFor(list, Collective::Broadcast)[0].has_value());
+  EXPECT_EQ(opsFor(list, Collective::Reduce).size(), 2u);
+}
+
+TEST(Options, Sizes) {
+  EXPECT_EQ(parseSize("8", "-b"), 8u);
+  EXPECT_EQ(parseSize("64K", "-b"), 65536u);
+  EXPECT_EQ(parseSize("256M", "-b"), 256u << 20);
+  EXPECT_EQ(parseSize("4G", "-b"), std::size_t{4} << 30);
+  EXPECT_EQ(parseSize("2k", "-b"), 2048u);
+  EXPECT_THROW(parseSize("12X", "-b"), InputError);
+  EXPECT_THROW(parseSize("", "-b"), InputError);
+  EXPECT_THROW(parseSize("-1", "-b"), InputError);
+  EXPECT_THROW(parseSize("99999999999G", "-e"), InputError);
+  EXPECT_THROW(parseSize("184467440737095516160", "-e"), InputError);
+  EXPECT_EQ(describeBytes(64u << 20), "64 MiB");
+  EXPECT_EQ(describeBytes(1536), "1.5 KiB");
+  EXPECT_EQ(describeBytes(8), "8 B");
+}
+
+TEST(Options, Sweeps) {
+  Options o = parse({"all_reduce", "-b", "8", "-e", "64M", "-f", "2"});
+  const auto sizes = sweepSizes(o);
+  EXPECT_EQ(sizes.size(), 24u);  // 2^3 .. 2^26
+  EXPECT_EQ(sizes.front(), 8u);
+  EXPECT_EQ(sizes.back(), 64u << 20);
+  o = parse({"all_reduce", "-b", "1M", "-e", "4M", "-i", "1M"});
+  EXPECT_EQ(sweepSizes(o), (std::vector<std::size_t>{1u << 20, 2u << 20, 3u << 20, 4u << 20}));
+  o = parse({"all_reduce", "-b", "0", "-e", "0"});
+  EXPECT_EQ(sweepSizes(o), std::vector<std::size_t>{0});
+}
+
+TEST(Options, BadInputIsNamed) {
+  EXPECT_NE(errorOf({"allreduce"}).find("unknown collective 'allreduce'"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-d", "float16"}).find("unknown datatype 'float16'"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-o", "mean"}).find("unknown reduction op 'mean'"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-b", "1M", "-e", "1K"}).find("-b 1M is larger than -e 1K"), std::string::npos);
+  EXPECT_NE(errorOf({"all_gather", "-o", "prod"}).find("meaningless for all_gather"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-n", "0"}).find("-n must be at least 1"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-a", "4"}).find("-a must be 0, 1, 2 or 3"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-r", "-2"}).find("-r must be at least -1"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl"}).find("unknown backend 'nccl'"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-e", "7Q"}).find("-e '7Q' has an unknown unit"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--bogus"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-n", "many"}).find("many"), std::string::npos);
+  EXPECT_NE(errorOf({}).find("missing the collective"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-T", "-1"}).find("-T must be"), std::string::npos);
+  // -o with a reducing collective among non-reducing ones applies to the reducing ones.
+  EXPECT_EQ(errorOf({"all", "-o", "max"}), "");
+}
+
+TEST(Options, RootMustBeARank) {
+  const Options o = parse({"broadcast", "-r", "4"});
+  EXPECT_THROW(checkForRanks(o, 4), InputError);
+  EXPECT_NO_THROW(checkForRanks(o, 5));
+  const Options rootless = parse({"all_reduce", "-r", "4"});
+  EXPECT_NO_THROW(checkForRanks(rootless, 2));  // no root to check, as in nccl-tests
+}
+
+TEST(Options, HelpIsNotAnError) {
+  const char* args[] = {"ccbench", "--help"};
+  std::ostringstream help;
+  EXPECT_FALSE(parseOptions(2, args, help).has_value());
+  EXPECT_NE(help.str().find("--backend"), std::string::npos);
+  EXPECT_EQ(help.str().find("debug"), std::string::npos);  // test hooks stay hidden
+}
+
+}  // namespace
+}  // namespace cclab::bench

@@ -1,0 +1,157 @@
+// Every cclab algorithm at 1 to 8 ranks (threads over the in-process transport), every datatype
+// and op, in and out of place, with counts that do not divide by the rank count and chunks small
+// enough that the pipelines run many of them. Results are checked exactly by the benchmark's
+// verifier, so these are the same checks ccbench makes.
+
+#include "collectives/algorithms/algorithms.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "bench/verify.h"
+#include "collectives/communicator.h"
+#include "collectives/errors.h"
+#include "collectives/threads_transport.h"
+
+namespace cclab {
+namespace {
+
+// Runs fn(rank, communicator) on n threads, one per rank; returns the first failure, if any.
+std::string onRanks(int n, std::size_t chunkBytes, const std::function<void(int, Communicator&)>& fn) {
+  ThreadGroup group(n, std::chrono::seconds(5));
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        ThreadsTransport transport(group, r);
+        HostDevice host;
+        AlgorithmCommunicator comm(transport, host, "ring", chunkBytes);
+        fn(r, comm);
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(r)] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (!e.empty()) return e;
+  }
+  return "";
+}
+
+struct AlgoCase {
+  Collective collective;
+  int nranks;
+  DataType dtype;
+  std::optional<ReduceOp> op;
+  bool inPlace;
+};
+
+std::string caseName(const AlgoCase& c) {
+  return std::string(name(c.collective)) + "_np" + std::to_string(c.nranks) + "_" + std::string(name(c.dtype)) + "_" +
+         (c.op ? std::string(name(*c.op)) : "none") + (c.inPlace ? "_inplace" : "_outofplace");
+}
+
+class Algorithms : public ::testing::TestWithParam<AlgoCase> {};
+
+TEST_P(Algorithms, ExactResults) {
+  const AlgoCase c = GetParam();
+  // Counts: one element, a prime that does not divide by any rank count, and one that spans many
+  // 64-byte chunks with a ragged last chunk.
+  for (std::size_t count : {1u, 13u, 1003u}) {
+    const int lastRoot = hasRoot(c.collective) ? c.nranks - 1 : 0;
+    for (int root = 0; root <= lastRoot; root += std::max(1, lastRoot)) {  // the first and the last rank
+      std::atomic<std::int64_t> wrong{0};
+      const std::string error = onRanks(c.nranks, 64, [&](int rank, Communicator& comm) {
+        const BufferLayout layout = bufferLayout(c.collective, count, c.nranks, rank);
+        const std::size_t elementSize = sizeOf(c.dtype);
+        std::vector<char> a(layout.inPlaceCount() * elementSize + 1), b(layout.inPlaceCount() * elementSize + 1);
+        CollectiveArgs args;
+        args.count = count;
+        args.dtype = c.dtype;
+        args.op = c.op.value_or(ReduceOp::Sum);
+        args.root = root;
+        args.send = c.inPlace ? b.data() + layout.inPlaceSendOffset * elementSize : a.data();
+        args.recv = c.inPlace ? b.data() + layout.inPlaceRecvOffset * elementSize : b.data();
+        bench::Verifier verifier(c.collective, c.dtype, c.op, count, c.nranks, rank, root);
+        for (int rep = 1; rep <= 2; ++rep) {  // twice: scratch and state are reused between calls
+          verifier.poison(b.data(), layout.inPlaceCount());
+          verifier.fillInput(const_cast<void*>(args.send), rep);
+          comm.run(c.collective, args);
+          wrong += verifier.countWrong(args.recv, rep);
+        }
+      });
+      ASSERT_EQ(error, "") << "count " << count << " root " << root;
+      ASSERT_EQ(wrong.load(), 0) << "count " << count << " root " << root;
+    }
+  }
+}
+
+std::vector<AlgoCase> allCases() {
+  std::vector<AlgoCase> cases;
+  for (Collective coll : allCollectives()) {
+    for (int n : {1, 2, 3, 4, 5, 8}) {
+      for (DataType t : allDataTypes()) {
+        std::vector<std::optional<ReduceOp>> ops{std::nullopt};
+        if (reduces(coll)) ops.assign(allReduceOps().begin(), allReduceOps().end());
+        for (auto op : ops) {
+          for (bool inPlace : {false, true}) cases.push_back({coll, n, t, op, inPlace});
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCase, Algorithms, ::testing::ValuesIn(allCases()),
+                         [](const auto& info) { return caseName(info.param); });
+
+TEST(Algorithms, LargeMessageWithDefaultChunks) {
+  // 3 MiB + a ragged tail at 3 ranks: several 1 MiB chunks per segment, all in flight at once.
+  const std::size_t count = (std::size_t{3} << 20) / 4 + 5;
+  std::atomic<std::int64_t> wrong{0};
+  const std::string error = onRanks(3, Context::kDefaultChunkBytes, [&](int rank, Communicator& comm) {
+    std::vector<float> send(count), recv(count);
+    bench::Verifier verifier(Collective::AllReduce, DataType::Float, ReduceOp::Sum, count, 3, rank, 0);
+    verifier.fillInput(send.data(), 1);
+    comm.run(Collective::AllReduce, CollectiveArgs{send.data(), recv.data(), count, DataType::Float, ReduceOp::Sum, 0});
+    wrong += verifier.countWrong(recv.data(), 1);
+  });
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Algorithms, RegistryNamesWhatRuns) {
+  EXPECT_EQ(findAlgorithm(Collective::AllReduce, "ring").name, "ring");
+  EXPECT_EQ(findAlgorithm(Collective::Broadcast, "ring").name, "chain");
+  EXPECT_EQ(findAlgorithm(Collective::AllToAll, "ring").name, "pairwise");
+  EXPECT_EQ(findAlgorithm(Collective::AllToAll, "pairwise").name, "pairwise");
+  EXPECT_THROW(findAlgorithm(Collective::AllReduce, "tree"), InputError);
+  for (Collective c : allCollectives()) EXPECT_NO_THROW(findAlgorithm(c, "ring")) << name(c);
+}
+
+TEST(ThreadsTransport, MismatchedSizesAreCaught) {
+  ThreadGroup group(2, std::chrono::milliseconds(200));
+  ThreadsTransport zero(group, 0), one(group, 1);
+  char buf[8] = {};
+  Request send = zero.isend(buf, 8, 1);
+  EXPECT_THROW(one.irecv(buf, 4, 0), std::logic_error);
+  (void)send;
+}
+
+TEST(ThreadsTransport, AWaitWithoutAPeerTimesOut) {
+  ThreadGroup group(2, std::chrono::milliseconds(100));
+  ThreadsTransport zero(group, 0);
+  char buf[8] = {};
+  Request recv = zero.irecv(buf, 8, 1);  // rank 1 never sends
+  EXPECT_THROW(zero.wait(recv), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace cclab
