@@ -260,16 +260,16 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   for (int i = 0; i < options_.iters; ++i) {
     if (options_.blocking) MPI_Barrier(MPI_COMM_WORLD);  // untimed: every iteration starts together
     const Clock::time_point t0 = Clock::now();
-    comm.run(collective, args);
-    iterUs[static_cast<std::size_t>(i)] = seconds(Clock::now() - t0) * 1e6;
+    for (int a = 0; a < options_.aggIters; ++a) comm.run(collective, args);
+    iterUs[static_cast<std::size_t>(i)] = seconds(Clock::now() - t0) * 1e6 / options_.aggIters;
     watchdog_.kick();
   }
   double totalUs = seconds(Clock::now() - start) * 1e6;
-  if (options_.blocking) {
+  if (options_.blocking) {  // the sum of the iterations, without the barriers between them
     totalUs = 0;
     for (double t : iterUs) totalUs += t;
   }
-  double meanUs = totalUs / options_.iters;
+  double meanUs = totalUs / (static_cast<double>(options_.iters) * (options_.blocking ? 1 : options_.aggIters));
   combine(&meanUs, 1);
   combine(iterUs.data(), options_.iters);
 
@@ -321,7 +321,7 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
 void Driver::progress(const Row& row) {
   ++doneRows_;
   if (!showProgress_) return;
-  std::fprintf(stderr, "\r# [%zu/%zu] %s %s %s %s   ", doneRows_, totalRows_, row.backend.c_str(),
+  std::fprintf(stderr, "\r\033[K# [%zu/%zu] %s %s %s %s", doneRows_, totalRows_, row.backend.c_str(),
                std::string(name(row.collective)).c_str(), std::string(name(row.dtype)).c_str(),
                describeBytes(row.sizeBytes).c_str());
   if (doneRows_ == totalRows_) std::fputs("\r\033[K", stderr);
@@ -415,6 +415,7 @@ results::RunInfo Driver::runInfo() const {
                 {"step_bytes", options_.stepBytes},
                 {"step_factor", options_.stepFactor},
                 {"iters", options_.iters},
+                {"agg_iters", options_.aggIters},
                 {"warmup_iters", options_.warmupIters},
                 {"check_iters", options_.checkIters},
                 {"average", kAverage[static_cast<int>(options_.average)]},
@@ -436,10 +437,10 @@ int Driver::run() {
                   static_cast<std::size_t>(options_.repeats) * sizes_.size();
   }
   out(fmt::format("# ccbench version {} (cclab commit {}); {}\n", version(), gitCommit(), mpiVersion_));
-  out(fmt::format("# nThread 1 nGpus 0 minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} agg iters: 1 validation: {} graph: 0\n",
+  out(fmt::format("# nThread 1 nGpus 0 minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} agg iters: {} validation: {} graph: 0\n",
                   options_.minBytes, options_.maxBytes,
                   options_.stepFactor > 1 ? fmt::format("{}(factor)", options_.stepFactor) : fmt::format("{}(bytes)", options_.stepBytes),
-                  options_.warmupIters, options_.iters, options_.checkIters > 0 ? 1 : 0));
+                  options_.warmupIters, options_.iters, options_.aggIters, options_.checkIters > 0 ? 1 : 0));
   std::string devices = "#\n# Using devices\n";
   for (const auto& p : placement_) devices += rankLine(p) + "\n";
   out(devices + "#\n");

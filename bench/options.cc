@@ -82,7 +82,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
 
   std::string collective, minBytes = "32M", maxBytes = "32M", stepBytes = "1M", dtype = "float", op = "sum";
   std::string backends = "mpi", chunk = "1M";
-  int average = 1, blocking = 0;
+  int average = 1, blocking = 0, threads = 1, gpus = 1, graphs = 0;
   app.add_option("collective", collective,
                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, sendrecv, or all")
       ->required();
@@ -92,6 +92,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("-f,--stepfactor", o.stepFactor, "size multiplier per step (1: add -i instead)")->capture_default_str();
   app.add_option("-n,--iters", o.iters, "timed iterations per size")->capture_default_str();
   app.add_option("-w,--warmup_iters", o.warmupIters, "untimed warm-up iterations per size")->capture_default_str();
+  app.add_option("-m,--agg_iters", o.aggIters, "collectives per timed iteration")->capture_default_str();
   app.add_option("-c,--check", o.checkIters, "result-checking iterations per size (0: no check)")->capture_default_str();
   app.add_option("-d,--datatype", dtype,
                  "int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double, a comma list, or all")
@@ -109,6 +110,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("--algo", o.algo, "cclab algorithm family (--backend cclab)")->capture_default_str();
   app.add_option("--device", o.device, "where cclab's buffers live: cpu")->capture_default_str();
   app.add_option("--chunk", chunk, "cclab pipeline chunk size")->capture_default_str();
+  // Accepted as nccl-tests scripts pass them; other values need what a later backend brings.
+  app.add_option("-t,--nthreads", threads, "threads per process (1: one rank per process, launched by mpirun)")->capture_default_str();
+  app.add_option("-g,--ngpus", gpus, "GPUs per thread (1)")->capture_default_str();
+  app.add_option("-G,--cudagraph", graphs, "CUDA graph launches (0 on the CPU)")->capture_default_str();
   app.add_option("--debug-corrupt-rank", o.debugCorruptRank)->group("");
   app.add_option("--debug-stall-rank", o.debugStallRank)->group("");
 
@@ -141,7 +146,11 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   requireAtLeast(o.stepFactor, 1, "-f");
   if (o.stepFactor == 1 && o.stepBytes == 0 && o.minBytes < o.maxBytes) throw InputError("-i must be at least 1 byte when -f is 1");
   requireAtLeast(o.iters, 1, "-n");
+  requireAtLeast(o.aggIters, 1, "-m");
   requireAtLeast(o.warmupIters, 0, "-w");
+  if (threads != 1) throw InputError(fmt::format("-t {}: ccbench runs one rank per process; start more with mpirun -np", threads));
+  if (gpus != 1) throw InputError(fmt::format("-g {}: several GPUs per process need a GPU backend, which this build does not have", gpus));
+  if (graphs != 0) throw InputError(fmt::format("-G {}: CUDA graphs need a GPU backend, which this build does not have", graphs));
   requireAtLeast(o.checkIters, 0, "-c");
   requireAtLeast(o.repeats, 1, "-N");
   requireAtLeast(static_cast<long long>(o.chunkBytes), 1, "--chunk");

@@ -27,6 +27,7 @@ struct Options {
   std::size_t stepBytes = std::size_t{1} << 20;
   int stepFactor = 1;  // > 1: multiply the size each step; 1: add stepBytes
   int iters = 20;
+  int aggIters = 1;  // -m: collectives per timed iteration (their mean is reported)
   int warmupIters = 1;
   int checkIters = 1;  // 0: do not check results
   std::vector<DataType> dtypes{DataType::Float};

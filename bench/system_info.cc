@@ -71,6 +71,16 @@ std::string utcNow() {
   return text;
 }
 
-bool stderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
+bool stderrIsTerminal() {
+  if (::isatty(STDERR_FILENO) == 1) return true;
+  // Under mpirun a rank's stderr is a pipe to the launcher, which prints it on its own stderr:
+  // what the user sees is the launcher's (our parent's) stderr.
+  char target[256] = {};
+  const std::string link = fmt::format("/proc/{}/fd/2", ::getppid());
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return false;
+  const std::string_view path(target, static_cast<std::size_t>(n));
+  return path.starts_with("/dev/pts/") || path.starts_with("/dev/tty");
+}
 
 }  // namespace cclab::bench

@@ -21,6 +21,7 @@ struct LocalInfo {
 LocalInfo localInfo();
 std::string mpiLibraryVersion();  // first line of MPI_Get_library_version
 std::string utcNow();              // ISO 8601
+// Whether the user sees our stderr on a terminal: ours, or under a launcher, the launcher's.
 bool stderrIsTerminal();
 
 }  // namespace cclab::bench

@@ -126,6 +126,12 @@ TEST(Options, BadInputIsNamed) {
   EXPECT_NE(errorOf({"all_reduce", "-n", "many"}).find("many"), std::string::npos);
   EXPECT_NE(errorOf({}).find("missing the collective"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-T", "-1"}).find("-T must be"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-t", "4"}).find("mpirun -np"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-g", "8"}).find("-g 8"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-G", "10"}).find("CUDA graphs"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-m", "0"}).find("-m must be at least 1"), std::string::npos);
+  // What nccl-tests scripts pass for one GPU per process is accepted.
+  EXPECT_EQ(errorOf({"all_reduce", "-t", "1", "-g", "1", "-G", "0", "-m", "4"}), "");
   // -o with a reducing collective among non-reducing ones applies to the reducing ones.
   EXPECT_EQ(errorOf({"all", "-o", "max"}), "");
 }
