@@ -404,11 +404,8 @@ results::RunInfo Driver::runInfo() const {
   run.memoryBytes = local_.memoryBytes;
   run.os = local_.os;
   run.mpiVersion = mpiVersion_;
-  run.nranks = size_;
-  std::map<std::string, int> hosts;
-  for (const auto& p : placement_) hosts[p.host]++;
-  run.nodes = static_cast<int>(hosts.size());
   run.ranks = placement_;
+  results::summarizeRanks(run);
   static constexpr const char* kAverage[] = {"rank0", "mean", "min", "max"};
   run.config = {{"min_bytes", options_.minBytes},
                 {"max_bytes", options_.maxBytes},

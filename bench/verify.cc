@@ -36,22 +36,8 @@ std::uint64_t mix(std::uint64_t x) {  // a cheap integer hash (splitmix64's fina
 
 template <typename T>
 T fromInteger(std::int64_t v) {
-  if constexpr (std::is_same_v<T, Half>) return toHalf(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, BFloat16>) return toBFloat16(static_cast<float>(v));
-  else return static_cast<T>(v);  // integers wrap (two's complement)
-}
-
-template <typename T>
-T fromDouble(double v) {
-  if constexpr (std::is_same_v<T, Half>) return toHalf(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, BFloat16>) return toBFloat16(static_cast<float>(v));
-  else return static_cast<T>(v);
-}
-
-template <typename T>
-double asDouble(T v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return toFloat(v);
-  else return static_cast<double>(v);
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(v);
+  else return fromDouble<T>(static_cast<double>(v));  // exact: |v| is below the type's limit
 }
 
 template <typename T>
@@ -126,9 +112,9 @@ T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
     return op == ReduceOp::Avg ? static_cast<T>(total / static_cast<T>(nranks)) : total;
   } else {
     double acc = (op == ReduceOp::Prod) ? 1.0 : 0.0;
-    double extreme = asDouble(inputElement<T>(op, 0, nranks, index, rep));
+    double extreme = toDouble(inputElement<T>(op, 0, nranks, index, rep));
     for (int r = 0; r < nranks; ++r) {
-      const double v = asDouble(inputElement<T>(op, r, nranks, index, rep));
+      const double v = toDouble(inputElement<T>(op, r, nranks, index, rep));
       acc = (op == ReduceOp::Prod) ? acc * v : acc + v;
       extreme = (op == ReduceOp::Min) ? std::min(extreme, v) : std::max(extreme, v);
     }
@@ -193,7 +179,7 @@ std::int64_t Verifier::countWrong(const void* recv, int rep) const {
       const T want = expectedElement<T>(collective_, op_, count_, nranks_, rank_, root_, j, rep);
       if (bitsOf(got[j]) == bitsOf(want)) continue;
       if constexpr (!std::is_integral_v<T>) {
-        if (approximate && !std::isnan(asDouble(got[j])) && ulpDistance(got[j], want) <= 2) continue;
+        if (approximate && !std::isnan(toDouble(got[j])) && ulpDistance(got[j], want) <= 2) continue;
       }
       ++wrong;
     }

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 namespace cclab {
 
@@ -57,6 +58,16 @@ inline BFloat16 toBFloat16(float value) {
   if ((bits & 0x7fffffffu) > 0x7f800000u) return BFloat16{static_cast<std::uint16_t>((bits >> 16) | 0x40u)};
   const std::uint32_t odd = (bits >> 16) & 1u;
   return BFloat16{static_cast<std::uint16_t>((bits + 0x7fffu + odd) >> 16)};
+}
+
+// The two 16-bit float types, and rounding a float to either.
+template <typename T>
+concept Float16 = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+template <Float16 T>
+T fromFloat(float value) {
+  if constexpr (std::is_same_v<T, Half>) return toHalf(value);
+  else return toBFloat16(value);
 }
 
 }  // namespace cclab

@@ -28,19 +28,12 @@ struct Arith {
   static T store(Compute v) { return static_cast<T>(v); }
   static bool less(T a, T b) { return a < b; }
 };
-template <>
-struct Arith<Half> {
+template <Float16 T>
+struct Arith<T> {
   using Compute = float;
-  static float load(Half v) { return toFloat(v); }
-  static Half store(float v) { return toHalf(v); }
-  static bool less(Half a, Half b) { return toFloat(a) < toFloat(b); }
-};
-template <>
-struct Arith<BFloat16> {
-  using Compute = float;
-  static float load(BFloat16 v) { return toFloat(v); }
-  static BFloat16 store(float v) { return toBFloat16(v); }
-  static bool less(BFloat16 a, BFloat16 b) { return toFloat(a) < toFloat(b); }
+  static float load(T v) { return toFloat(v); }
+  static T store(float v) { return fromFloat<T>(v); }
+  static bool less(T a, T b) { return toFloat(a) < toFloat(b); }
 };
 
 template <typename T, ReduceOp Op>

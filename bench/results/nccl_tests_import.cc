@@ -159,15 +159,7 @@ Import importNcclTestsText(std::string_view text, const std::string& source) {
       result.file.rows.push_back(row);
     }
   }
-  run.nranks = static_cast<int>(run.ranks.size());
-  std::map<std::string, int> hosts;
-  for (const auto& r : run.ranks) hosts[r.host]++;
-  run.nodes = static_cast<int>(hosts.size());
-  if (!run.ranks.empty()) {
-    run.host = run.ranks.front().host;
-    if (run.ranks.front().device >= 0) run.gpuModel = run.ranks.front().deviceName;
-    if (run.ranks.front().core >= 0) run.cpuModel = run.ranks.front().deviceName;
-  }
+  summarizeRanks(run);
   for (Row& row : result.file.rows) row.nranks = run.nranks;
   numberRepeats(result.file.rows);
   if (result.file.rows.empty() && result.skippedRows == 0) {
@@ -213,14 +205,7 @@ Import importNcclTestsJson(const Json& doc, const std::string& source) {
       }
     }
   }
-  run.nranks = static_cast<int>(run.ranks.size());
-  std::map<std::string, int> hosts;
-  for (const auto& r : run.ranks) hosts[r.host]++;
-  run.nodes = static_cast<int>(hosts.size());
-  if (!run.ranks.empty()) {
-    run.host = run.ranks.front().host;
-    run.gpuModel = run.ranks.front().deviceName;
-  }
+  summarizeRanks(run);
 
   const Json& rows = doc.at("results");
   for (std::size_t i = 0; i < rows.size(); ++i) {

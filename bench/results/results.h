@@ -81,6 +81,9 @@ struct ResultsFile {
   std::vector<Row> rows;
 };
 
+// Fills nranks, nodes (distinct hosts), host and the CPU or GPU model from run.ranks.
+void summarizeRanks(RunInfo& run);
+
 // JSON in cclab's schema.
 Json toJson(const ResultsFile& file);
 ResultsFile fromJson(const Json& doc, const std::string& source);

@@ -55,12 +55,17 @@ json parseCell(const std::string& text) {
 std::string toCsv(const std::vector<Row>& rows) {
   const std::vector<std::string> names = columns();
   std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + names[i];
-  out += '\n';
+  auto addLine = [&](auto cellOf) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (i > 0) out += ',';
+      out += cellOf(names[i]);
+    }
+    out += '\n';
+  };
+  addLine([](const std::string& name) { return name; });
   for (const Row& row : rows) {
     const json j = rowToJson(row);
-    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "," : "") + cell(j.at(names[i]));
-    out += '\n';
+    addLine([&](const std::string& name) { return cell(j.at(name)); });
   }
   return out;
 }

@@ -14,17 +14,6 @@ namespace {
 // A scalar reference written independently of the kernels: integers in 64-bit arithmetic then
 // truncated (wrap-around), floats in double then rounded to the type.
 template <typename T>
-double toDouble(T v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return toFloat(v);
-  else return static_cast<double>(v);
-}
-template <typename T>
-T fromDouble(double v) {
-  if constexpr (std::is_same_v<T, Half>) return toHalf(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, BFloat16>) return toBFloat16(static_cast<float>(v));
-  else return static_cast<T>(v);
-}
-template <typename T>
 T referenceCombine(T a, T b, ReduceOp op) {
   if constexpr (std::is_integral_v<T>) {
     const auto ua = static_cast<std::uint64_t>(static_cast<std::int64_t>(a));
