@@ -286,7 +286,7 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
       if (rank_ == options_.debugCorruptRank && layout.recvCount > 0) {
         static_cast<unsigned char*>(args.recv)[elementSize - 1] ^= 0x40;  // test hook: one wrong element
       }
-      localWrong += verifier.countWrong(args.recv, rep);
+      localWrong += verifier.countWrong(args.recv, rep, [this] { watchdog_.kick(); });
     }
     MPI_Allreduce(&localWrong, &wrong.emplace(), 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   }

@@ -144,6 +144,9 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
     throw InputError(fmt::format("-b {} is larger than -e {}: the sweep would be empty", minBytes, maxBytes));
   }
   requireAtLeast(o.stepFactor, 1, "-f");
+  if (o.stepFactor > 1 && o.minBytes == 0 && o.maxBytes > 0) {
+    throw InputError(fmt::format("-b 0 never grows by -f {}: start the sweep at -b 1 or more", o.stepFactor));
+  }
   if (o.stepFactor == 1 && o.stepBytes == 0 && o.minBytes < o.maxBytes) throw InputError("-i must be at least 1 byte when -f is 1");
   requireAtLeast(o.iters, 1, "-n");
   requireAtLeast(o.aggIters, 1, "-m");

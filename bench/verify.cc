@@ -61,32 +61,49 @@ std::uint64_t ulpDistance(T a, T b) {
   return static_cast<std::uint64_t>(d < 0 ? -d : d);
 }
 
+// At most this many ranks, rotating with the element index, contribute a non-neutral value to
+// each element of a reduction (the others contribute 0, 1, or a value that cannot be the min or
+// max). The exact result then costs O(kContributors) per element at any rank count and stays
+// representable, and every rank still contributes to its share of every chunk, so a dropped,
+// doubled or misplaced contribution is caught.
+constexpr int kContributors = 8;
+
+int contributors(int nranks) { return std::min(nranks, kContributors); }
+// A rank's slot at `index`: it contributes when the slot is below contributors(nranks).
+int slotOf(int rank, int nranks, std::size_t index) {
+  return static_cast<int>((index + static_cast<std::size_t>(rank)) % static_cast<std::size_t>(nranks));
+}
+// The rank holding slot `slot` at `index` (the inverse of slotOf).
+int rankInSlot(int slot, int nranks, std::size_t index) {
+  return (slot - static_cast<int>(index % static_cast<std::size_t>(nranks)) + nranks) % nranks;
+}
+
 // The value `rank` contributes at `index` in repetition `rep`, as an exact integer.
 template <typename T>
 std::int64_t inputValue(std::optional<ReduceOp> op, int rank, int nranks, std::size_t index, int rep) {
   const std::uint64_t h = mix(index * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(rank) * 0x632be59bd9b4e019ULL +
                               static_cast<std::uint64_t>(rep) * 0x85ebca77c2b2ae63ULL + 1);
   const std::int64_t limit = exactLimit<T>();
-  // Only `contributors` of the ranks (rotating with the index) add non-neutral values, so that
-  // even at large rank counts the exact result stays representable.
-  auto contributes = [&](std::int64_t contributors) {
-    return static_cast<std::int64_t>((index + static_cast<std::size_t>(rank)) % static_cast<std::size_t>(nranks)) < contributors;
-  };
+  const int slot = slotOf(rank, nranks, index);
+  const bool active = slot < contributors(nranks);
   if (op == ReduceOp::Sum || op == ReduceOp::Avg) {
-    // Values below `range`, at most limit / (range - 1) of them non-zero: the sum stays < limit.
-    const std::int64_t range = std::clamp<std::int64_t>(limit / nranks, 2, 64);
-    return contributes(limit / (range - 1)) ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
+    // Each contribution is below `range`, so the sum of at most 8 stays within the limit.
+    const std::int64_t range = std::clamp<std::int64_t>(limit / contributors(nranks), 2, 64);
+    return active ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
   }
   if (op == ReduceOp::Prod) {
-    // Factors of 1 and 2, with at most log2(limit) twos (14 for floats: below half's largest
+    // Factors of 1 and 2, with at most log2(limit) twos (and at most 14: below half's largest
     // power of two), so the product stays exact.
     const int twos = std::min(14, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(limit))) - 1);
-    return contributes(twos) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
+    return slot < std::min(twos, contributors(nranks)) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
   }
   // min, max, and the collectives that only move data: values tied to the rank and index (so a
-  // block in the wrong place is caught), negative ones too where the type is signed.
-  const std::int64_t spread = static_cast<std::int64_t>(h % 251);
-  return std::is_unsigned_v<T> ? spread : spread - 125;
+  // block in the wrong place is caught), negative ones too where the type is signed. A rank that
+  // does not contribute to a min (max) holds the largest (smallest) value of the spread.
+  const std::int64_t lowest = std::is_unsigned_v<T> ? 0 : -125;
+  if (op == ReduceOp::Min && !active) return lowest + 250;
+  if (op == ReduceOp::Max && !active) return lowest;
+  return lowest + static_cast<std::int64_t>(h % 251);
 }
 
 template <typename T>
@@ -95,14 +112,16 @@ T inputElement(std::optional<ReduceOp> op, int rank, int nranks, std::size_t ind
 }
 
 // The exact reduction over all ranks of their elements at `index`, computed independently of the
-// kernels: integers in 64-bit arithmetic, floats in double (exact for these inputs).
+// kernels: integers in 64-bit arithmetic, floats in double (exact for these inputs). Only the
+// contributing ranks are visited: the others hold values that do not change the result.
 template <typename T>
 T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
+  auto contribution = [&](int slot) { return inputElement<T>(op, rankInSlot(slot, nranks, index), nranks, index, rep); };
   if constexpr (std::is_integral_v<T>) {
     std::uint64_t acc = (op == ReduceOp::Prod) ? 1 : 0;
-    T extreme = inputElement<T>(op, 0, nranks, index, rep);
-    for (int r = 0; r < nranks; ++r) {
-      const T v = inputElement<T>(op, r, nranks, index, rep);
+    T extreme = contribution(0);
+    for (int slot = 0; slot < contributors(nranks); ++slot) {
+      const T v = contribution(slot);
       acc = (op == ReduceOp::Prod) ? acc * static_cast<std::uint64_t>(v) : acc + static_cast<std::uint64_t>(v);
       if (op == ReduceOp::Min) extreme = std::min(extreme, v);
       if (op == ReduceOp::Max) extreme = std::max(extreme, v);
@@ -112,9 +131,9 @@ T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
     return op == ReduceOp::Avg ? static_cast<T>(total / static_cast<T>(nranks)) : total;
   } else {
     double acc = (op == ReduceOp::Prod) ? 1.0 : 0.0;
-    double extreme = toDouble(inputElement<T>(op, 0, nranks, index, rep));
-    for (int r = 0; r < nranks; ++r) {
-      const double v = toDouble(inputElement<T>(op, r, nranks, index, rep));
+    double extreme = toDouble(contribution(0));
+    for (int slot = 0; slot < contributors(nranks); ++slot) {
+      const double v = toDouble(contribution(slot));
       acc = (op == ReduceOp::Prod) ? acc * v : acc + v;
       extreme = (op == ReduceOp::Min) ? std::min(extreme, v) : std::max(extreme, v);
     }
@@ -167,7 +186,7 @@ void Verifier::fillInput(void* send, int rep) const {
 
 void Verifier::poison(void* buf, std::size_t count) const { std::memset(buf, 0xff, count * sizeOf(dtype_)); }
 
-std::int64_t Verifier::countWrong(const void* recv, int rep) const {
+std::int64_t Verifier::countWrong(const void* recv, int rep, const std::function<void()>& progress) const {
   const bool hasResult = !(collective_ == Collective::Reduce || collective_ == Collective::Gather) || rank_ == root_;
   if (!hasResult) return 0;
   const std::size_t n = bufferLayout(collective_, count_, nranks_, rank_).recvCount;
@@ -176,6 +195,7 @@ std::int64_t Verifier::countWrong(const void* recv, int rep) const {
     const T* got = static_cast<const T*>(recv);
     const bool approximate = op_ == ReduceOp::Avg && isFloatingPoint(dtype_);
     for (std::size_t j = 0; j < n; ++j) {
+      if (progress && j % (std::size_t{1} << 20) == 0) progress();
       const T want = expectedElement<T>(collective_, op_, count_, nranks_, rank_, root_, j, rep);
       if (bitsOf(got[j]) == bitsOf(want)) continue;
       if constexpr (!std::is_integral_v<T>) {

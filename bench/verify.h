@@ -1,13 +1,14 @@
 #pragma once
 
 // Verifiable data, as nccl-tests makes it: every rank's input is a deterministic function of
-// (rank, element, repetition), chosen so the exact result is known for any reduction order —
-// small integers whose sums and products stay exactly representable in the datatype (integers
-// wrap, which is order-independent too). Results are compared bit for bit; only avg may differ, by
+// (rank, element, repetition), chosen so the exact result is known for any reduction order:
+// small integers whose sums and products stay exactly representable in the datatype, and within
+// the range of integer types. Results are compared bit for bit; only avg may differ, by
 // at most 2 ulp (a sum divided by n may round differently).
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "collectives/vocabulary.h"
@@ -26,7 +27,8 @@ class Verifier {
   void poison(void* buf, std::size_t count) const;
   // Compares this rank's output (the layout's recvCount elements) with the exact result of
   // repetition `rep`; returns the number of wrong elements (0 on ranks that receive no result).
-  std::int64_t countWrong(const void* recv, int rep) const;
+  // `progress` is called every 2^20 elements (long checks keep a watchdog informed).
+  std::int64_t countWrong(const void* recv, int rep, const std::function<void()>& progress = {}) const;
 
  private:
   Collective collective_;

@@ -129,6 +129,7 @@ TEST(Options, BadInputIsNamed) {
   EXPECT_NE(errorOf({"all_reduce", "-t", "4"}).find("mpirun -np"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-g", "8"}).find("-g 8"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-G", "10"}).find("CUDA graphs"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-b", "0", "-e", "1M", "-f", "2"}).find("-b 0 never grows"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-m", "0"}).find("-m must be at least 1"), std::string::npos);
   // What nccl-tests scripts pass for one GPU per process is accepted.
   EXPECT_EQ(errorOf({"all_reduce", "-t", "1", "-g", "1", "-G", "0", "-m", "4"}), "");

@@ -16,8 +16,9 @@ namespace {
 
 // Runs a collective the slow, obvious way on every rank's input (reductions with cclab's kernel,
 // folded in rank order) and returns rank `rank`'s output.
+// With dropRank >= 0 that rank's input is left out of the reductions, as a buggy algorithm would.
 std::vector<char> naiveOutput(Collective c, DataType t, std::optional<ReduceOp> op, std::size_t count, int n, int rank,
-                              int root, int rep) {
+                              int root, int rep, int dropRank = -1) {
   const std::size_t es = sizeOf(t);
   std::vector<std::vector<char>> inputs;
   for (int r = 0; r < n; ++r) {
@@ -29,7 +30,9 @@ std::vector<char> naiveOutput(Collective c, DataType t, std::optional<ReduceOp> 
   std::vector<char> out(layout.recvCount * es);
   auto reduceAll = [&](std::size_t offset, std::size_t elements, char* dst) {
     std::memcpy(dst, inputs[0].data() + offset * es, elements * es);
-    for (int r = 1; r < n; ++r) reduceHost(dst, dst, inputs[static_cast<std::size_t>(r)].data() + offset * es, elements, t, *op);
+    for (int r = 1; r < n; ++r) {
+      if (r != dropRank) reduceHost(dst, dst, inputs[static_cast<std::size_t>(r)].data() + offset * es, elements, t, *op);
+    }
     if (op == ReduceOp::Avg) divideHost(dst, elements, t, n);
   };
   const std::size_t block = count * es;
@@ -113,6 +116,27 @@ TEST(Verifier, NonRootRanksHaveNothingToCheck) {
   EXPECT_EQ(v.countWrong(garbage.data(), 1), 0);
   Verifier root(Collective::Reduce, DataType::Int32, ReduceOp::Sum, 8, 4, 0, 0);
   EXPECT_EQ(root.countWrong(garbage.data(), 1), 8);
+}
+
+TEST(Verifier, CatchesAMissingRankAtLargeRankCounts) {
+  // Only 8 ranks contribute to each element, but every rank contributes to its share of every
+  // block: leaving any one rank out is caught, for every op.
+  for (ReduceOp op : allReduceOps()) {
+    for (int dropped : {1, 17, 63}) {
+      Verifier v(Collective::AllReduce, DataType::Float, op, 1024, 64, 5, 0);
+      const auto out = naiveOutput(Collective::AllReduce, DataType::Float, op, 1024, 64, 5, 0, 2, dropped);
+      EXPECT_GT(v.countWrong(out.data(), 2), 10) << name(op) << " without rank " << dropped;
+    }
+  }
+}
+
+TEST(Verifier, ReportsProgressOnLongChecks) {
+  const std::size_t count = (std::size_t{3} << 20) + 5;
+  Verifier v(Collective::AllReduce, DataType::Int32, ReduceOp::Sum, count, 2, 0, 0);
+  std::vector<std::int32_t> out(count);
+  int calls = 0;
+  v.countWrong(out.data(), 1, [&] { ++calls; });
+  EXPECT_EQ(calls, 4);  // at elements 0, 1M, 2M and 3M
 }
 
 TEST(Verifier, SumsStayExactAtLargeRankCounts) {
