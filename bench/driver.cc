@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/format.h"
+#include "bench/results/text_format.h"
 #include "bench/results/results.h"
 #include "bench/system_info.h"
 #include "bench/verify.h"
@@ -332,7 +332,7 @@ void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& 
   const std::string program = fmt::format("{}_perf", name(collective));
   out(fmt::format("# Collective test starting: {}\n# Backend: {}  algorithm: {}  ({})\n", program, backend.name,
                   backend.communicator->algorithm(collective), backend.description));
-  out(columnHeader());
+  out(results::columnHeader());
   std::vector<int> roots{-1};
   if (hasRoot(collective)) {
     roots.clear();
@@ -350,7 +350,7 @@ void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& 
             const std::size_t count = countForBytes(collective, bytes, dtype, size_);
             Row outOfPlace = measure(backend, collective, dtype, op, root, count, false, repeat);
             Row inPlace = measure(backend, collective, dtype, op, root, count, true, repeat);
-            out(resultLine(outOfPlace, inPlace) + "\n");
+            out(results::resultLine(outOfPlace, inPlace) + "\n");
             for (const Row* row : {&outOfPlace, &inPlace}) {
               wrong += row->wrong.value_or(0);
               busbwSum += row->busbwGBps;
@@ -439,7 +439,7 @@ int Driver::run() {
                   options_.stepFactor > 1 ? fmt::format("{}(factor)", options_.stepFactor) : fmt::format("{}(bytes)", options_.stepBytes),
                   options_.warmupIters, options_.iters, options_.aggIters, options_.checkIters > 0 ? 1 : 0));
   std::string devices = "#\n# Using devices\n";
-  for (const auto& p : placement_) devices += rankLine(p) + "\n";
+  for (const auto& p : placement_) devices += results::rankLine(p) + "\n";
   out(devices + "#\n");
 
   std::vector<Row> all;

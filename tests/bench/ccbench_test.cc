@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/format.h"
+#include "bench/results/text_format.h"
 #include "bench/results/results.h"
 
 namespace cclab {
@@ -96,7 +96,7 @@ TEST_F(Ccbench, OutputParsesAsNcclTestsAndAgreesWithJsonAndCsv) {
   const std::vector<std::string> lines = rowLines(run.out);
   ASSERT_EQ(lines.size() * 2, fromJson.file.rows.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    EXPECT_EQ(bench::resultLine(fromJson.file.rows[2 * i], fromJson.file.rows[2 * i + 1]), lines[i]);
+    EXPECT_EQ(results::resultLine(fromJson.file.rows[2 * i], fromJson.file.rows[2 * i + 1]), lines[i]);
     EXPECT_EQ(fromJson.file.rows[2 * i].backend, text.file.rows[2 * i].backend);
     EXPECT_EQ(fromJson.file.rows[2 * i].algo, text.file.rows[2 * i].algo);
   }

@@ -1,7 +1,8 @@
 #pragma once
 
-// nccl-tests's text output, reproduced so that any parser written for nccl-tests reads ccbench's
-// output unchanged: the same header lines, column widths and number formatting.
+// Writing nccl-tests's text output (importNcclTestsText in results.h reads it), reproduced so that
+// any parser written for nccl-tests reads ccbench's and ccsim's tables unchanged: the same header
+// lines, column widths and number formatting.
 
 #include <cstdint>
 #include <optional>
@@ -9,19 +10,19 @@
 
 #include "bench/results/results.h"
 
-namespace cclab::bench {
+namespace cclab::results {
 
 // A number in at most `width` characters, as nccl-tests prints it: two decimals while they fit,
 // then one, then none, then exponent notation.
 std::string fitNumber(double value, int width);
 
 // "#  Rank  0 Group  0 Pid   1234 on   hostname device -1 [core 3] AMD EPYC"
-std::string rankLine(const results::RankPlacement& rank);
+std::string rankLine(const RankPlacement& rank);
 
 // The three column-header lines above the rows.
 std::string columnHeader();
 
 // One row: the out-of-place and in-place measurements of one size.
-std::string resultLine(const results::Row& outOfPlace, const results::Row& inPlace);
+std::string resultLine(const Row& outOfPlace, const Row& inPlace);
 
-}  // namespace cclab::bench
+}  // namespace cclab::results

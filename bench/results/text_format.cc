@@ -1,8 +1,8 @@
-#include "bench/format.h"
+#include "bench/results/text_format.h"
 
 #include <fmt/format.h>
 
-namespace cclab::bench {
+namespace cclab::results {
 
 std::string fitNumber(double value, int width) {
   int digits = 0;  // digits before the decimal point
@@ -13,7 +13,7 @@ std::string fitNumber(double value, int width) {
   return fmt::format("{:>{}}", width >= 7 ? fmt::format("{:.1e}", value) : fmt::format("{:.0e}", value), width);
 }
 
-std::string rankLine(const results::RankPlacement& rank) {
+std::string rankLine(const RankPlacement& rank) {
   const std::string where = rank.core >= 0 && rank.device < 0 ? fmt::format("core {}", rank.core) : rank.busId;
   return fmt::format("#  Rank {:>2} Group {:>2} Pid {:>6} on {:>10} device {:>2} [{}] {}", rank.rank, 0, rank.pid,
                      rank.host, rank.device, where, rank.deviceName);
@@ -26,7 +26,7 @@ std::string columnHeader() {
 }
 
 namespace {
-std::string side(const results::Row& row) {
+std::string side(const Row& row) {
   // nccl-tests prints the count with %6g, and "N/A" one column narrower when nothing was checked.
   const std::string wrong = row.wrong ? fmt::format("{:>6g}", static_cast<double>(*row.wrong)) : std::string("  N/A");
   return fmt::format("  {}  {}  {}  {}", fitNumber(row.timeUs, 7), fitNumber(row.algbwGBps, 6),
@@ -34,11 +34,11 @@ std::string side(const results::Row& row) {
 }
 }  // namespace
 
-std::string resultLine(const results::Row& outOfPlace, const results::Row& inPlace) {
+std::string resultLine(const Row& outOfPlace, const Row& inPlace) {
   const std::string op = outOfPlace.op ? std::string(name(*outOfPlace.op)) : std::string("none");
   return fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", outOfPlace.sizeBytes, outOfPlace.count,
                      name(outOfPlace.dtype), op, outOfPlace.root) +
          side(outOfPlace) + side(inPlace);
 }
 
-}  // namespace cclab::bench
+}  // namespace cclab::results

@@ -1,11 +1,11 @@
-#include "bench/format.h"
+#include "bench/results/text_format.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-namespace cclab::bench {
+namespace cclab::results {
 namespace {
 
 std::string readFile(const std::string& path) {
@@ -30,9 +30,9 @@ TEST(Format, NumbersFitTheirColumnsAsNcclTestsPrintsThem) {
 }
 
 TEST(Format, RankLines) {
-  results::RankPlacement gpu{0, "vm", 446, -1, 0, "NVIDIA H100 80GB HBM3", "0000:00:06"};
+  RankPlacement gpu{0, "vm", 446, -1, 0, "NVIDIA H100 80GB HBM3", "0000:00:06"};
   EXPECT_EQ(rankLine(gpu), "#  Rank  0 Group  0 Pid    446 on         vm device  0 [0000:00:06] NVIDIA H100 80GB HBM3");
-  results::RankPlacement cpu{3, "node7", 1234, 5, -1, "AMD EPYC", ""};
+  RankPlacement cpu{3, "node7", 1234, 5, -1, "AMD EPYC", ""};
   EXPECT_EQ(rankLine(cpu), "#  Rank  3 Group  0 Pid   1234 on      node7 device -1 [core 5] AMD EPYC");
 }
 
@@ -42,7 +42,7 @@ TEST(Format, ReprintsRealNcclTestsOutputByteForByte) {
   for (const char* file : {"all_reduce.txt", "alltoall.txt", "broadcast.txt"}) {
     const std::string path = std::string(CCLAB_TEST_DATA) + "/nccl-tests-h100/" + file;
     const std::string text = readFile(path);
-    const results::Import imported = results::importNcclTestsText(text, path);
+    const Import imported = importNcclTestsText(text, path);
     std::vector<std::string> rowLines;
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
@@ -58,4 +58,4 @@ TEST(Format, ReprintsRealNcclTestsOutputByteForByte) {
 }
 
 }  // namespace
-}  // namespace cclab::bench
+}  // namespace cclab::results
