@@ -131,7 +131,7 @@ Driver::Driver(const Options& options)
   sizes_ = sweepSizes(options);
   checkForRanks(options, size_);
   checkMemory();
-  buffers_.emplace(host_, std::max<std::size_t>(options.maxBytes, 1));
+  buffers_.emplace(host_, std::max<std::size_t>(options.sweep.maxBytes, 1));
   for (const auto& name : options.backends) {
     Backend backend;
     backend.name = name;
@@ -155,14 +155,14 @@ void Driver::checkMemory() const {
   if (std::find(options_.backends.begin(), options_.backends.end(), "mpi") != options_.backends.end()) {
     std::size_t smallest = 8;
     for (DataType t : options_.dtypes) smallest = std::min(smallest, sizeOf(t));
-    if (options_.maxBytes / smallest > MpiCommunicator::maxCount()) {
+    if (options_.sweep.maxBytes / smallest > MpiCommunicator::maxCount()) {
       throw InputError(fmt::format("-e {}: {} elements exceed the MPI library's count limit ({}); use --backend cclab or a smaller -e",
-                                   describeBytes(options_.maxBytes), options_.maxBytes / smallest, MpiCommunicator::maxCount()));
+                                   describeBytes(options_.sweep.maxBytes), options_.sweep.maxBytes / smallest, MpiCommunicator::maxCount()));
     }
   }
   // Two buffers of the largest size, and for cclab a scratch copy of one (in-place alltoall).
   const bool cclab = std::find(options_.backends.begin(), options_.backends.end(), "cclab") != options_.backends.end();
-  const double perRank = static_cast<double>(options_.maxBytes) * (cclab ? 3 : 2);
+  const double perRank = static_cast<double>(options_.sweep.maxBytes) * (cclab ? 3 : 2);
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int localRanks = 1;
@@ -173,7 +173,7 @@ void Driver::checkMemory() const {
   MPI_Allreduce(MPI_IN_PLACE, &tooBig, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (tooBig) {
     throw InputError(fmt::format("-e {} does not fit in memory: it needs {} per rank x {} ranks on a node, but {} is available",
-                                 describeBytes(options_.maxBytes), describeBytes(static_cast<std::size_t>(perRank)), localRanks,
+                                 describeBytes(options_.sweep.maxBytes), describeBytes(static_cast<std::size_t>(perRank)), localRanks,
                                  describeBytes(local_.availableMemoryBytes)));
   }
 }
@@ -407,10 +407,10 @@ results::RunInfo Driver::runInfo() const {
   run.ranks = placement_;
   results::summarizeRanks(run);
   static constexpr const char* kAverage[] = {"rank0", "mean", "min", "max"};
-  run.config = {{"min_bytes", options_.minBytes},
-                {"max_bytes", options_.maxBytes},
-                {"step_bytes", options_.stepBytes},
-                {"step_factor", options_.stepFactor},
+  run.config = {{"min_bytes", options_.sweep.minBytes},
+                {"max_bytes", options_.sweep.maxBytes},
+                {"step_bytes", options_.sweep.stepBytes},
+                {"step_factor", options_.sweep.stepFactor},
                 {"iters", options_.iters},
                 {"agg_iters", options_.aggIters},
                 {"warmup_iters", options_.warmupIters},
@@ -435,8 +435,8 @@ int Driver::run() {
   }
   out(fmt::format("# ccbench version {} (cclab commit {}); {}\n", version(), gitCommit(), mpiVersion_));
   out(fmt::format("# nThread 1 nGpus 0 minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} agg iters: {} validation: {} graph: 0\n",
-                  options_.minBytes, options_.maxBytes,
-                  options_.stepFactor > 1 ? fmt::format("{}(factor)", options_.stepFactor) : fmt::format("{}(bytes)", options_.stepBytes),
+                  options_.sweep.minBytes, options_.sweep.maxBytes,
+                  options_.sweep.stepFactor > 1 ? fmt::format("{}(factor)", options_.sweep.stepFactor) : fmt::format("{}(bytes)", options_.sweep.stepBytes),
                   options_.warmupIters, options_.iters, options_.aggIters, options_.checkIters > 0 ? 1 : 0));
   std::string devices = "#\n# Using devices\n";
   for (const auto& p : placement_) devices += results::rankLine(p) + "\n";

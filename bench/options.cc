@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "collectives/errors.h"
+#include "collectives/sizes.h"
 
 namespace cclab::bench {
 namespace {
@@ -41,37 +42,6 @@ void requireAtLeast(long long value, long long minimum, std::string_view flag) {
 
 }  // namespace
 
-std::size_t parseSize(std::string_view text, std::string_view flag) {
-  std::size_t value = 0;
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
-  auto [next, error] = std::from_chars(begin, end, value);
-  if (error == std::errc::result_out_of_range) throw InputError(fmt::format("{} '{}' is too large", flag, text));
-  if (error != std::errc() || next == begin) throw InputError(fmt::format("{} '{}' is not a size (e.g. 8, 64K, 256M, 4G)", flag, text));
-  std::size_t multiplier = 1;
-  const std::string_view suffix(next, static_cast<std::size_t>(end - next));
-  if (suffix == "K" || suffix == "k") multiplier = std::size_t{1} << 10;
-  else if (suffix == "M" || suffix == "m") multiplier = std::size_t{1} << 20;
-  else if (suffix == "G" || suffix == "g") multiplier = std::size_t{1} << 30;
-  else if (!suffix.empty()) throw InputError(fmt::format("{} '{}' has an unknown unit (use K, M or G)", flag, text));
-  // Sizes become element counts and offsets on every rank: keep well clear of overflow (1 PiB).
-  constexpr std::size_t kLargest = std::size_t{1} << 50;
-  if (value > kLargest / multiplier) throw InputError(fmt::format("{} '{}' is too large", flag, text));
-  return value * multiplier;
-}
-
-std::string describeBytes(std::size_t bytes) {
-  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int unit = 0;
-  double value = static_cast<double>(bytes);
-  while (value >= 1024 && unit < 5) {
-    value /= 1024;
-    ++unit;
-  }
-  return value == static_cast<double>(static_cast<std::uint64_t>(value)) ? fmt::format("{} {}", static_cast<std::uint64_t>(value), kUnits[unit])
-                                                                        : fmt::format("{:.1f} {}", value, kUnits[unit]);
-}
-
 std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostream& help) {
   Options o;
   o.command.assign(argv, argv + argc);
@@ -89,7 +59,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("-b,--minbytes", minBytes, "smallest message size (K/M/G = powers of 1024)")->capture_default_str();
   app.add_option("-e,--maxbytes", maxBytes, "largest message size")->capture_default_str();
   app.add_option("-i,--stepbytes", stepBytes, "size increment when -f is 1")->capture_default_str();
-  app.add_option("-f,--stepfactor", o.stepFactor, "size multiplier per step (1: add -i instead)")->capture_default_str();
+  app.add_option("-f,--stepfactor", o.sweep.stepFactor, "size multiplier per step (1: add -i instead)")->capture_default_str();
   app.add_option("-n,--iters", o.iters, "timed iterations per size")->capture_default_str();
   app.add_option("-w,--warmup_iters", o.warmupIters, "untimed warm-up iterations per size")->capture_default_str();
   app.add_option("-m,--agg_iters", o.aggIters, "collectives per timed iteration")->capture_default_str();
@@ -136,18 +106,11 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
     if (backend != "mpi" && backend != "cclab") throw InputError(fmt::format("unknown backend '{}' (valid: mpi, cclab)", backend));
   }
   if (o.device != "cpu") throw InputError(fmt::format("unknown device '{}' (valid: cpu)", o.device));
-  o.minBytes = parseSize(minBytes, "-b");
-  o.maxBytes = parseSize(maxBytes, "-e");
-  o.stepBytes = parseSize(stepBytes, "-i");
+  o.sweep.minBytes = parseSize(minBytes, "-b");
+  o.sweep.maxBytes = parseSize(maxBytes, "-e");
+  o.sweep.stepBytes = parseSize(stepBytes, "-i");
   o.chunkBytes = parseSize(chunk, "--chunk");
-  if (o.minBytes > o.maxBytes) {
-    throw InputError(fmt::format("-b {} is larger than -e {}: the sweep would be empty", minBytes, maxBytes));
-  }
-  requireAtLeast(o.stepFactor, 1, "-f");
-  if (o.stepFactor > 1 && o.minBytes == 0 && o.maxBytes > 0) {
-    throw InputError(fmt::format("-b 0 never grows by -f {}: start the sweep at -b 1 or more", o.stepFactor));
-  }
-  if (o.stepFactor == 1 && o.stepBytes == 0 && o.minBytes < o.maxBytes) throw InputError("-i must be at least 1 byte when -f is 1");
+  checkSweep(o.sweep);
   requireAtLeast(o.iters, 1, "-n");
   requireAtLeast(o.aggIters, 1, "-m");
   requireAtLeast(o.warmupIters, 0, "-w");
@@ -181,16 +144,7 @@ void checkForRanks(const Options& options, int nranks) {
   }
 }
 
-std::vector<std::size_t> sweepSizes(const Options& options) {
-  std::vector<std::size_t> sizes;
-  for (std::size_t size = options.minBytes; size <= options.maxBytes;) {
-    sizes.push_back(size);
-    const std::size_t next = options.stepFactor > 1 ? size * static_cast<std::size_t>(options.stepFactor) : size + options.stepBytes;
-    if (next <= size) break;  // -b 0 with -f, or -i 0 with a single size
-    size = next;
-  }
-  return sizes;
-}
+std::vector<std::size_t> sweepSizes(const Options& options) { return cclab::sweepSizes(options.sweep); }
 
 std::vector<std::optional<ReduceOp>> opsFor(const Options& options, Collective collective) {
   if (!reduces(collective)) return {std::nullopt};

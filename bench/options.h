@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/sizes.h"
 #include "collectives/vocabulary.h"
 
 namespace cclab::bench {
@@ -22,10 +23,7 @@ struct Options {
   std::vector<std::string> backends{"mpi"};
   std::string algo = "ring";
   std::string device = "cpu";
-  std::size_t minBytes = std::size_t{32} << 20;
-  std::size_t maxBytes = std::size_t{32} << 20;
-  std::size_t stepBytes = std::size_t{1} << 20;
-  int stepFactor = 1;  // > 1: multiply the size each step; 1: add stepBytes
+  Sweep sweep;  // -b -e -i -f
   int iters = 20;
   int aggIters = 1;  // -m: collectives per timed iteration (their mean is reported)
   int warmupIters = 1;
@@ -52,11 +50,6 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
 
 // Checks what depends on the rank count (the root); throws InputError.
 void checkForRanks(const Options& options, int nranks);
-
-// "8", "64K", "256M", "4G" (powers of 1024). Throws InputError naming `flag` on bad or too-big values.
-std::size_t parseSize(std::string_view text, std::string_view flag);
-// 67108864 -> "64 MiB", for messages.
-std::string describeBytes(std::size_t bytes);
 
 // The message sizes of the sweep, from -b to -e by -f (or -i).
 std::vector<std::size_t> sweepSizes(const Options& options);

@@ -261,6 +261,9 @@ Import readResults(const std::filesystem::path& path) {
     const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) throw InputError(fmt::format("{}: not valid JSON", source));
     if (doc.contains("schema")) return Import{fromJson(doc, source), 0};
+    if (!doc.contains("results")) {
+      throw InputError(fmt::format("{}: not a results file: neither cclab's schema (a 'schema' field) nor nccl-tests -J output (a 'results' list)", source));
+    }
     return importNcclTestsJson(doc, source);
   }
   if (text[first] == '#') return importNcclTestsText(text, source);

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "bench/results/json_reader.h"
 #include "bench/results/results.h"
 #include "bench/results/row_json.h"
 #include "collectives/errors.h"
@@ -9,51 +10,7 @@ namespace {
 
 using json = Json;
 
-// Reading: every missing or mistyped field is reported as "<file>: <where>.<field>: <problem>".
-class Reader {
- public:
-  Reader(const json& object, std::string source, std::string where)
-      : object_(object), source_(std::move(source)), where_(std::move(where)) {}
-
-  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
-    throw InputError(fmt::format("{}: {}{}{}: {}", source_, where_, where_.empty() ? "" : ".", field, problem));
-  }
-  const json& required(const std::string& field) const {
-    if (!object_.is_object() || !object_.contains(field)) fail(field, "missing");
-    return object_.at(field);
-  }
-  template <typename T>
-  T get(const std::string& field) const {
-    return convert<T>(field, required(field));
-  }
-  template <typename T>
-  T get(const std::string& field, T fallback) const {
-    if (!object_.contains(field) || object_.at(field).is_null()) return fallback;
-    return convert<T>(field, object_.at(field));
-  }
-  template <typename T>
-  std::optional<T> optional(const std::string& field) const {
-    if (!object_.contains(field) || object_.at(field).is_null()) return std::nullopt;
-    return convert<T>(field, object_.at(field));
-  }
-  Reader child(const std::string& field) const {
-    return Reader(required(field), source_, where_.empty() ? field : where_ + "." + field);
-  }
-
- private:
-  template <typename T>
-  T convert(const std::string& field, const json& value) const {
-    const bool ok = std::is_same_v<T, std::string> ? value.is_string()
-                    : std::is_same_v<T, bool>      ? value.is_boolean()
-                                                   : value.is_number();
-    if (!ok) fail(field, fmt::format("expected a {}, found {}", std::is_same_v<T, std::string> ? "string" : std::is_same_v<T, bool> ? "boolean" : "number", value.dump()));
-    return value.get<T>();
-  }
-
-  const json& object_;
-  std::string source_;
-  std::string where_;
-};
+using Reader = JsonReader;
 
 json optionalJson(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 

@@ -144,7 +144,7 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce -d float17", "unknown datatype 'float17'"},
       {"all_reduce -o mean", "unknown reduction op 'mean'"},
       {"all_gather -o prod", "meaningless for all_gather"},
-      {"all_reduce -b 1M -e 1K", "-b 1M is larger than -e 1K"},
+      {"all_reduce -b 1M -e 1K", "-b 1 MiB is larger than -e 1 KiB"},
       {"broadcast -r 2", "-r 2 is not a rank"},
       {"all_reduce -e 2000G --backend cclab", "does not fit in memory"},
       {"all_reduce -e 2000G", "exceed the MPI library's count limit"},

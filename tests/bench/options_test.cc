@@ -29,8 +29,8 @@ std::string errorOf(std::vector<const char*> args) {
 TEST(Options, DefaultsMatchNcclTests) {
   const Options o = parse({"all_reduce"});
   EXPECT_EQ(o.collectives, std::vector<Collective>{Collective::AllReduce});
-  EXPECT_EQ(o.minBytes, 32u << 20);
-  EXPECT_EQ(o.maxBytes, 32u << 20);
+  EXPECT_EQ(o.sweep.minBytes, 32u << 20);
+  EXPECT_EQ(o.sweep.maxBytes, 32u << 20);
   EXPECT_EQ(o.iters, 20);
   EXPECT_EQ(o.warmupIters, 1);
   EXPECT_EQ(o.checkIters, 1);
@@ -46,9 +46,9 @@ TEST(Options, NcclTestsFlagsAndLongNames) {
                            "half", "-a", "3", "-z", "1", "-N", "2", "-T", "10", "-J", "x.json", "--csv", "x.csv",
                            "--backend", "mpi,cclab", "--algo", "ring"});
   EXPECT_EQ(o.collectives, std::vector<Collective>{Collective::AllGather});
-  EXPECT_EQ(o.minBytes, 8u);
-  EXPECT_EQ(o.maxBytes, 128u << 20);
-  EXPECT_EQ(o.stepFactor, 2);
+  EXPECT_EQ(o.sweep.minBytes, 8u);
+  EXPECT_EQ(o.sweep.maxBytes, 128u << 20);
+  EXPECT_EQ(o.sweep.stepFactor, 2);
   EXPECT_EQ(o.iters, 5);
   EXPECT_EQ(o.warmupIters, 2);
   EXPECT_EQ(o.checkIters, 0);
@@ -63,8 +63,8 @@ TEST(Options, NcclTestsFlagsAndLongNames) {
   const Options longNames = parse({"broadcast", "--minbytes", "1K", "--maxbytes", "1G", "--stepfactor", "4", "--iters", "3",
                                    "--warmup_iters", "0", "--check", "2", "--datatype", "int8", "--op", "sum", "--root",
                                    "-1", "--run_cycles", "3", "--output_file", "y.json"});
-  EXPECT_EQ(longNames.minBytes, 1024u);
-  EXPECT_EQ(longNames.maxBytes, 1u << 30);
+  EXPECT_EQ(longNames.sweep.minBytes, 1024u);
+  EXPECT_EQ(longNames.sweep.maxBytes, 1u << 30);
   EXPECT_EQ(longNames.root, -1);
   EXPECT_EQ(longNames.repeats, 3);
   EXPECT_EQ(longNames.jsonPath, "y.json");
@@ -115,7 +115,7 @@ TEST(Options, BadInputIsNamed) {
   EXPECT_NE(errorOf({"allreduce"}).find("unknown collective 'allreduce'"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-d", "float16"}).find("unknown datatype 'float16'"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-o", "mean"}).find("unknown reduction op 'mean'"), std::string::npos);
-  EXPECT_NE(errorOf({"all_reduce", "-b", "1M", "-e", "1K"}).find("-b 1M is larger than -e 1K"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-b", "1M", "-e", "1K"}).find("-b 1 MiB is larger than -e 1 KiB"), std::string::npos);
   EXPECT_NE(errorOf({"all_gather", "-o", "prod"}).find("meaningless for all_gather"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-n", "0"}).find("-n must be at least 1"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-a", "4"}).find("-a must be 0, 1, 2 or 3"), std::string::npos);

@@ -1,0 +1,70 @@
+// How many collective predictions ccsim makes per second on one core (target: over a million).
+// A planner the user would call in a loop: one Predictor, many queries.
+//
+//   ./build/bench/micro/sim_bench
+
+#include <benchmark/benchmark.h>
+
+#include "sim/predictor.h"
+
+namespace {
+
+using cclab::Collective;
+using cclab::sim::Predictor;
+using cclab::sim::Query;
+
+Predictor& predictor(const char* preset, int nodes) {
+  static std::map<std::pair<std::string, int>, Predictor> cache;
+  auto key = std::make_pair(std::string(preset), nodes);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    cclab::sim::Cluster c = cclab::sim::loadCluster(preset);
+    cclab::sim::reshape(c, nodes, std::nullopt);
+    it = cache.emplace(key, Predictor(c)).first;
+  }
+  return it->second;
+}
+
+// One algorithm, sizes from 8 B to 8 GiB in turn.
+void BM_PredictRing(benchmark::State& state) {
+  const Predictor& p = predictor("dgx-h100", static_cast<int>(state.range(0)));
+  const int ranks = p.cluster().gpus(), nodes = p.cluster().nodes;
+  double bytes = 8;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(Query{Collective::AllReduce, "ring", bytes, ranks, nodes, false, ""}));
+    bytes = bytes > 8e9 ? 8 : bytes * 2;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// auto: every applicable algorithm priced, the cheapest kept.
+void BM_PredictAuto(benchmark::State& state) {
+  const Predictor& p = predictor("dgx-h100", static_cast<int>(state.range(0)));
+  const int ranks = p.cluster().gpus(), nodes = p.cluster().nodes;
+  double bytes = 8;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(Query{Collective::AllReduce, "auto", bytes, ranks, nodes, false, ""}));
+    bytes = bytes > 8e9 ? 8 : bytes * 2;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Every collective in turn, with its own algorithm family.
+void BM_PredictEveryCollective(benchmark::State& state) {
+  const Predictor& p = predictor("dgx-a100", 64);
+  const auto all = cclab::allCollectives();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(Query{all[i], "ring", 1 << 20, 512, 64, false, ""}));
+    i = (i + 1) % all.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+BENCHMARK(BM_PredictRing)->Arg(1)->Arg(2048);
+BENCHMARK(BM_PredictAuto)->Arg(1)->Arg(2048);
+BENCHMARK(BM_PredictEveryCollective);
+
+}  // namespace
+
+BENCHMARK_MAIN();

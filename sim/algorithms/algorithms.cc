@@ -1,0 +1,53 @@
+#include "sim/algorithms/algorithms.h"
+
+#include <array>
+
+namespace cclab::sim {
+namespace {
+
+constexpr std::array kAlgorithms = {
+    SimAlgorithm{"ring", planRing, false, "ring: all_reduce, all_gather, reduce_scatter, sendrecv"},
+    SimAlgorithm{"chain", planChain, false, "pipelined chain: broadcast, reduce"},
+    SimAlgorithm{"pairwise", planPairwise, false, "pairwise exchange: alltoall"},
+    SimAlgorithm{"linear", planLinear, false, "linear: gather, scatter"},
+    SimAlgorithm{"tree", planTree, false, "double binary tree all_reduce; binomial broadcast, reduce, gather, scatter"},
+    SimAlgorithm{"rhd", planRhd, false, "recursive halving-doubling: all_reduce (Rabenseifner), reduce_scatter, all_gather"},
+    SimAlgorithm{"rd", planRd, false, "recursive doubling: all_reduce"},
+    SimAlgorithm{"bruck", planBruck, false, "Bruck: alltoall"},
+    SimAlgorithm{"hier", planHier, false, "hierarchical intra/inter-node: all_reduce, all_gather, reduce_scatter"},
+    SimAlgorithm{"nvls", planNvls, true, "NVLink SHARP in-switch reduction: all_reduce, reduce_scatter, all_gather"},
+};
+
+}  // namespace
+
+std::span<const SimAlgorithm> simAlgorithms() { return kAlgorithms; }
+
+const SimAlgorithm* findSimAlgorithm(std::string_view name) {
+  for (const auto& a : kAlgorithms) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+bool Plan::empty() const {
+  for (int i = 0; i < phaseCount; ++i) {
+    if (phases[static_cast<std::size_t>(i)].transferCount > 0) return false;
+  }
+  return true;
+}
+
+bool Plan::singleLink(LinkClass& link) const {
+  bool found = false;
+  for (int i = 0; i < phaseCount; ++i) {
+    const Phase& phase = phases[static_cast<std::size_t>(i)];
+    for (int t = 0; t < phase.transferCount; ++t) {
+      const LinkClass l = phase.transfers[static_cast<std::size_t>(t)].link;
+      if (found && l != link) return false;
+      link = l;
+      found = true;
+    }
+  }
+  return found;
+}
+
+}  // namespace cclab::sim

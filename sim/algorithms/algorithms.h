@@ -1,0 +1,45 @@
+#pragma once
+
+// The algorithms the simulator models, one file each, and the table `--algo` chooses from.
+// A planner fills the plan of one collective of `bytes` (the size column: the larger buffer) on a
+// shape, or returns false when the algorithm does not do that collective.
+
+#include <span>
+#include <string_view>
+
+#include "sim/plan.h"
+
+namespace cclab::sim {
+
+using Planner = bool (*)(Collective collective, const Shape& shape, double bytes, Plan& plan);
+
+struct SimAlgorithm {
+  std::string_view name;
+  Planner plan;
+  bool needsNvls = false;
+  std::string_view summary;
+};
+
+std::span<const SimAlgorithm> simAlgorithms();
+const SimAlgorithm* findSimAlgorithm(std::string_view name);
+
+bool planRing(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planChain(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planPairwise(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planTree(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planRd(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planBruck(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planHier(Collective c, const Shape& s, double bytes, Plan& plan);
+bool planNvls(Collective c, const Shape& s, double bytes, Plan& plan);
+
+// Helpers shared by the planners.
+inline double log2Ceil(int n) {
+  int steps = 0;
+  while ((1 << steps) < n) ++steps;
+  return steps;
+}
+inline bool isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+}  // namespace cclab::sim

@@ -1,0 +1,26 @@
+// Linear gather / scatter: every block goes straight to (from) the root at once. The root's port
+// carries (n-1)/n of the buffer; the blocks of other nodes pass the root node's NICs. In a gather
+// the root does the copying (one copier); in a scatter every rank takes part.
+
+#include "sim/algorithms/algorithms.h"
+
+namespace cclab::sim {
+
+bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan) {
+  if (c != Collective::Gather && c != Collective::Scatter) return false;
+  const int n = s.ranks, p = s.nodes, g = s.perNode();
+  const double f = static_cast<double>(n - 1) / n;
+  const int copiers = c == Collective::Gather ? 1 : n;
+  Phase& phase = plan.addPhase();
+  Transfer intra{LinkClass::Intra, 1, f * bytes, copiers};
+  intra.allPairs = true;
+  phase.add(intra);
+  if (p > 1) {
+    Transfer inter{LinkClass::Inter, 1, static_cast<double>(n - g) / n * bytes, copiers};
+    inter.allPairs = true;
+    phase.add(inter);
+  }
+  return true;
+}
+
+}  // namespace cclab::sim

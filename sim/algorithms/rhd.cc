@@ -1,0 +1,39 @@
+// Recursive halving-doubling. all_reduce (Rabenseifner): a reduce-scatter by recursive halving
+// (partners at distance n/2, n/4, ..., exchanging half of what is left each time) then an
+// all-gather by recursive doubling (the same steps backwards): 2 log2(n) steps, 2(n-1)/n of the
+// buffer per rank. reduce_scatter and all_gather are the two halves. Ranks are numbered node by
+// node, so the steps with partners at distance >= g cross nodes: for the halving these are the
+// first log2(p) steps, which move S(1 - 1/p) per rank; every rank of a node sends at once.
+// Rank counts that are not a power of two first fold the extra ranks into partners (one more
+// exchange of the whole buffer each way).
+
+#include "sim/algorithms/algorithms.h"
+
+namespace cclab::sim {
+
+bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
+  double halves = 0;  // 2 for all_reduce (halving then doubling), 1 for either half
+  switch (c) {
+    case Collective::AllReduce: halves = 2; break;
+    case Collective::ReduceScatter:
+    case Collective::AllGather: halves = 1; break;
+    default: return false;
+  }
+  const int n = s.ranks, p = s.nodes, g = s.perNode();
+  const double interSteps = log2Ceil(p), intraSteps = log2Ceil(n) - interSteps;
+  const double interPerRank = bytes * (1.0 - 1.0 / p);             // the first log2(p) halvings
+  const double intraPerRank = bytes / p * (1.0 - 1.0 / g);         // the rest, inside the node
+  Phase& phase = plan.addPhase();
+  Transfer intra{LinkClass::Intra, halves * intraSteps, halves * intraPerRank, n};
+  intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
+  if (!isPowerOfTwo(n)) {  // fold the extra ranks in (and, for all_reduce, the result back out)
+    intra.steps += halves;
+    intra.bytes += bytes;
+  }
+  phase.add(intra);
+  if (p > 1) phase.add({LinkClass::Inter, halves * interSteps, halves * interPerRank * g, n});
+  if (c != Collective::AllGather) phase.reduceBytes = static_cast<double>(n - 1) / n * bytes;
+  return true;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,41 @@
+// Trees. all_reduce: NCCL's double binary tree — a chain inside each node and two binary trees
+// across nodes, each carrying half the data up (reduce) and down (broadcast): 2S through each
+// port, with 2(g-1) intra-node and 2 log2(p) inter-node latencies. broadcast / reduce: a binomial
+// tree, log2(n) rounds in which the root sends (or receives) the whole buffer. gather / scatter:
+// a binomial tree, log2(n) rounds, the root's port carrying (n-1)/n of the buffer.
+
+#include "sim/algorithms/algorithms.h"
+
+namespace cclab::sim {
+
+bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
+  const int n = s.ranks, p = s.nodes, g = s.perNode();
+  const double f = static_cast<double>(n - 1) / n;
+  const double intraRounds = log2Ceil(g), interRounds = log2Ceil(p);
+  Phase& phase = plan.addPhase();
+  switch (c) {
+    case Collective::AllReduce:
+      phase.add({LinkClass::Intra, 2.0 * (g - 1), 2 * bytes * (p > 1 ? static_cast<double>(g - 1) / g : 1.0), n});
+      if (p > 1) phase.add({LinkClass::Inter, 2 * interRounds, 2 * bytes, n});
+      phase.reduceBytes = bytes;
+      return true;
+    case Collective::Broadcast:
+    case Collective::Reduce: {
+      Transfer intra{LinkClass::Intra, intraRounds, intraRounds * bytes, n};
+      intra.allPairs = true;  // binomial partners are far apart
+      phase.add(intra);
+      if (p > 1) phase.add({LinkClass::Inter, interRounds, interRounds * bytes, n});
+      if (c == Collective::Reduce) phase.reduceBytes = (intraRounds + interRounds) * bytes;
+      return true;
+    }
+    case Collective::Gather:
+    case Collective::Scatter:
+      phase.add({LinkClass::Intra, intraRounds, f * bytes, n});
+      if (p > 1) phase.add({LinkClass::Inter, interRounds, static_cast<double>(n - g) / n * bytes, n});
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,239 @@
+#include "sim/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include "sim/algorithms/algorithms.h"
+#include "collectives/errors.h"
+#include "sim/predictor.h"
+
+namespace cclab::sim {
+namespace {
+
+constexpr double kUsPerByteAt1GBps = 1e-3;
+constexpr double kUnboundedGBps = 1e6;  // a bandwidth term the data cannot see (coefficient 0)
+
+// One row ready for fitting: its features, its time less the launch latency (fitted for local
+// plans), and the link class.
+struct Sample {
+  Features features;
+  double timeUs = 0;   // what the features must explain
+  double launchUs = 0; // added back when predicting
+  const Measurement* measurement = nullptr;
+};
+
+// Weighted least squares with non-negative coefficients: minimise sum ((x.c - t) / t)^2 by QR,
+// dropping the most negative coefficient's column until all are >= 0 (an active-set NNLS, which
+// for these few columns converges in a step or two). Columns that are all zero stay at 0.
+std::vector<double> fitNonNegative(const std::vector<Sample>& samples, int columns) {
+  std::vector<int> active;
+  for (int j = 0; j < columns; ++j) {
+    const bool used = std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[static_cast<std::size_t>(j)] != 0; });
+    if (used) active.push_back(j);
+  }
+  std::vector<double> coefficients(static_cast<std::size_t>(columns), 0.0);
+  while (!active.empty()) {
+    Eigen::MatrixXd a(static_cast<Eigen::Index>(samples.size()), static_cast<Eigen::Index>(active.size()));
+    Eigen::VectorXd b = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(samples.size()));
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      for (std::size_t j = 0; j < active.size(); ++j) {
+        a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = samples[i].features.x[static_cast<std::size_t>(active[j])] / samples[i].timeUs;
+      }
+    }
+    const Eigen::VectorXd c = a.colPivHouseholderQr().solve(b);
+    Eigen::Index worst = 0;
+    if (c.minCoeff(&worst) >= 0) {
+      for (std::size_t j = 0; j < active.size(); ++j) coefficients[static_cast<std::size_t>(active[j])] = c(static_cast<Eigen::Index>(j));
+      break;
+    }
+    active.erase(active.begin() + worst);
+  }
+  return coefficients;
+}
+
+double predictFromFit(const Sample& s, const std::vector<double>& c) {
+  double t = s.launchUs;
+  for (std::size_t j = 0; j < c.size(); ++j) t += s.features.x[j] * c[j];
+  return t;
+}
+
+FitQuality quality(const std::vector<Sample>& samples, const std::vector<const std::vector<double>*>& coefficients) {
+  FitQuality q;
+  std::vector<double> errors;
+  double mean = 0;
+  for (const auto& s : samples) mean += s.measurement->row.timeUs;
+  mean /= static_cast<double>(samples.size());
+  double ssRes = 0, ssTot = 0;
+  std::set<int> ranks;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const double measured = samples[i].measurement->row.timeUs;
+    const double predicted = predictFromFit(samples[i], *coefficients[i]);
+    errors.push_back(std::abs(predicted - measured) / measured * 100);
+    ssRes += (predicted - measured) * (predicted - measured);
+    ssTot += (measured - mean) * (measured - mean);
+    ranks.insert(samples[i].measurement->row.nranks);
+  }
+  std::sort(errors.begin(), errors.end());
+  q.rows = static_cast<int>(samples.size());
+  q.r2 = ssTot > 0 ? 1 - ssRes / ssTot : 1;
+  q.medianAbsPctError = errors.size() % 2 ? errors[errors.size() / 2] : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
+  q.maxAbsPctError = errors.back();
+  q.ranks.assign(ranks.begin(), ranks.end());
+  return q;
+}
+
+double toGBps(double usPerByte) { return usPerByte > 0 ? kUsPerByteAt1GBps / usPerByte : kUnboundedGBps; }
+
+// The calibration entry a group's coefficients describe.
+Calibration entryFrom(const std::vector<double>& c, LinkClass link, int cacheLevels) {
+  Calibration e;
+  e.link = link;
+  e.latencyUs = c[0];
+  e.oversubscribedLatencyUs = c[1];
+  e.bandwidthGBps = toGBps(c[2]);
+  for (int l = 0; l < cacheLevels; ++l) e.cacheBandwidthGBps.push_back(toGBps(c[static_cast<std::size_t>(3 + l)]));
+  return e;
+}
+
+using GroupKey = std::tuple<std::string, int, std::string, bool>;
+
+// Writes a pooled fit into the cluster's description of that link (efficiency 1: the fitted
+// bandwidth is what was achieved).
+void applyToLink(Cluster& c, LinkClass link, const Calibration& fit) {
+  switch (link) {
+    case LinkClass::Intra:
+      c.intra.latencyUs = fit.latencyUs;
+      c.intra.oversubscribedLatencyUs = fit.oversubscribedLatencyUs;
+      c.intra.bandwidthGBps = fit.bandwidthGBps;
+      c.intra.efficiency = 1;
+      if (c.intra.kind == FabricKind::PCIe) c.intra.switchUplinkGBps = std::max(c.intra.switchUplinkGBps, fit.bandwidthGBps);
+      for (std::size_t l = 0; l < fit.cacheBandwidthGBps.size() && l < c.intra.caches.size(); ++l) {
+        c.intra.caches[l].bandwidthGBps = fit.cacheBandwidthGBps[l];
+      }
+      return;
+    case LinkClass::Inter:
+      c.nics.latencyUs = fit.latencyUs;
+      c.nics.efficiency = 1;
+      c.nics.bandwidthGBps = fit.bandwidthGBps / c.nics.perNode *
+                             (c.network.topology == NetworkTopology::FatTree ? c.network.oversubscription : 1.0);
+      return;
+    case LinkClass::Local:
+      c.gpu.launchLatencyUs = fit.latencyUs;
+      if (c.intra.kind != FabricKind::SharedMemory) c.gpu.memoryBandwidthGBps = 2 * fit.bandwidthGBps;  // copy rate -> read + write
+      return;
+  }
+}
+
+}  // namespace
+
+CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>& rows) {
+  CalibrationReport report;
+  report.fitted = base;
+  report.fitted.calibrations.clear();
+
+  // 1. Turn every row into a sample: plan the algorithm it measured on its shape.
+  std::map<std::pair<int, int>, Predictor> predictors;  // per (nodes, ranks per node)
+  std::map<GroupKey, std::vector<Sample>> groups;
+  std::map<GroupKey, LinkClass> groupLinks;
+  std::map<std::string, int> skipped;
+  for (const Measurement& m : rows) {
+    const results::Row& r = m.row;
+    if (r.timeUs <= 0) {
+      ++skipped["a time of zero"];
+      continue;
+    }
+    const Shape shape{r.nranks, m.nodes};
+    auto key = std::make_pair(shape.nodes, shape.perNode());
+    auto it = predictors.find(key);
+    if (it == predictors.end()) {
+      Cluster c = base;
+      reshape(c, shape.nodes, shape.perNode());
+      it = predictors.emplace(key, Predictor(c)).first;
+    }
+    const Predictor& predictor = it->second;
+    std::string algo;
+    try {
+      algo = predictor.resolve(r.collective, isLibraryChoice(r.algo) ? std::string_view("ring") : std::string_view(r.algo));
+    } catch (const InputError&) {
+      ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
+      continue;
+    }
+    const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace);
+    LinkClass link = LinkClass::Local;
+    if (!plan.empty() && !plan.singleLink(link)) {
+      ++skipped["plans that use intra- and inter-node links together (used for validation only)"];
+      continue;
+    }
+    Sample s;
+    s.features = planFeatures(plan, shape, predictor.pricing(), link);
+    if (plan.empty()) s.features.x = {1, 0, 0, 0, 0};  // nothing moves: only the launch
+    s.launchUs = link == LinkClass::Local ? 0.0 : predictor.pricing().launchLatencyUs;
+    s.timeUs = r.timeUs - s.launchUs;
+    if (s.timeUs <= 0) {
+      ++skipped["times below the cluster's launch latency"];
+      continue;
+    }
+    s.measurement = &m;
+    const GroupKey gk{r.backend, static_cast<int>(r.collective), r.algo, r.inPlace};
+    groups[gk].push_back(s);
+    groupLinks[gk] = link;
+  }
+  for (const auto& [why, count] : skipped) report.notes.push_back(fmt::format("skipped {} rows: {}", count, why));
+
+  // 2. Fit each group.
+  const Pricing pricing = basePricing(base);
+  std::vector<Sample> fittedSamples;
+  std::vector<const std::vector<double>*> fittedCoefficients;
+  std::vector<std::vector<double>> allCoefficients;
+  allCoefficients.reserve(groups.size());
+  for (auto& [key, samples] : groups) {
+    const auto& [impl, collective, algo, inPlace] = key;
+    const LinkClass link = groupLinks[key];
+    const int columns = samples.front().features.count;
+    std::set<std::uint64_t> sizes;
+    for (const auto& s : samples) sizes.insert(s.measurement->row.sizeBytes);
+    const std::string what = fmt::format("{} {} {}{}", impl, name(static_cast<Collective>(collective)), algo, inPlace ? " in place" : "");
+    if (sizes.size() < 2 || static_cast<int>(samples.size()) <= columns) {
+      report.notes.push_back(fmt::format("{}: {} rows over {} sizes are too few to fit {} terms", what, samples.size(), sizes.size(), columns));
+      continue;
+    }
+    allCoefficients.push_back(fitNonNegative(samples, columns));
+    std::vector<double>& c = allCoefficients.back();
+    Calibration entry = entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0);
+    entry.implementation = impl;
+    entry.collective = static_cast<Collective>(collective);
+    entry.algo = algo;
+    entry.inPlace = inPlace;
+    entry.fit = quality(samples, std::vector<const std::vector<double>*>(samples.size(), &c));
+    report.groups.push_back(entry);
+    report.fitted.calibrations.push_back(entry);
+    for (const auto& s : samples) {
+      fittedSamples.push_back(s);
+      fittedCoefficients.push_back(&c);
+    }
+  }
+  // 3. All rows of a link class together refit the cluster's own numbers for that link: what a
+  // prediction without a matching group (another collective, no --impl) is priced with.
+  for (LinkClass link : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
+    std::vector<Sample> pooled;
+    for (const auto& [key, samples] : groups) {
+      if (groupLinks[key] == link) pooled.insert(pooled.end(), samples.begin(), samples.end());
+    }
+    if (pooled.size() < 4) continue;
+    const std::vector<double> c = fitNonNegative(pooled, pooled.front().features.count);
+    applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));
+    report.linkFits.push_back({link, quality(pooled, std::vector<const std::vector<double>*>(pooled.size(), &c))});
+  }
+  report.rowsUsed = static_cast<int>(fittedSamples.size());
+  if (!fittedSamples.empty()) report.overall = quality(fittedSamples, fittedCoefficients);
+  return report;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,32 @@
+#pragma once
+
+// Fits the latency and bandwidth terms of a cluster description to measurements. Each group of
+// rows (implementation, collective, algorithm, in place or not) gets its own fit, by weighted
+// least squares on the plan's features (minimising relative error, so small and large messages
+// count alike), with non-negative terms; all rows of a link class together refit the cluster's
+// own link numbers. docs/simulator.md describes the model being fitted.
+
+#include <string>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/measurements.h"
+
+namespace cclab::sim {
+
+struct CalibrationReport {
+  Cluster fitted;                 // the base cluster with refitted links and one entry per group
+  std::vector<Calibration> groups;
+  std::vector<std::string> notes; // rows or groups that could not be fitted, and why
+  struct LinkFit {
+    LinkClass link;
+    FitQuality quality;
+  };
+  std::vector<LinkFit> linkFits;  // the pooled refits of the cluster's links
+  int rowsUsed = 0;
+  FitQuality overall;             // over every fitted row, each with its group's fit
+};
+
+CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>& rows);
+
+}  // namespace cclab::sim

@@ -1,0 +1,96 @@
+// ccsim calibrate: fit a cluster description to measurements and say how well it fits.
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+#include "collectives/sizes.h"
+#include "sim/calibrate.h"
+#include "sim/cli/commands.h"
+
+namespace cclab::sim::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::vector<std::string> inputs;
+  std::string cluster, output, ranks, minBytes = "0";
+};
+
+// The preset a results file was measured on, when --cluster is not given: the one whose `matches`
+// strings appear in the device name the file records (longest match wins).
+std::string matchPreset(const std::vector<Measurement>& rows) {
+  const results::Import first = results::readResults(rows.front().source);
+  const std::string device = !first.file.run.gpuModel.empty() ? first.file.run.gpuModel : first.file.run.cpuModel;
+  std::string best;
+  std::size_t bestLength = 0;
+  for (const auto& preset : presetNames()) {
+    const Cluster c = loadCluster(preset);
+    if (!c.document.contains("matches")) continue;
+    for (const auto& m : c.document["matches"]) {
+      const std::string s = m.get<std::string>();
+      const bool coresOk = !c.document.contains("match_cpu_cores") || c.document["match_cpu_cores"] == first.file.run.cpuCores;
+      if (!device.empty() && device.find(s) != std::string::npos && coresOk && s.size() > bestLength) {
+        best = preset;
+        bestLength = s.size();
+      }
+    }
+  }
+  if (best.empty()) {
+    throw InputError(fmt::format("{}: no cluster preset matches its device '{}': name the cluster it was measured on with --cluster",
+                                 rows.front().source, device));
+  }
+  return best;
+}
+
+int run(const CalibrateOptions& o) {
+  const std::vector<Measurement> all = loadMeasurements(o.inputs);
+  const std::vector<Measurement> rows =
+      selectMeasurements(all, o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
+                         static_cast<double>(parseSize(o.minBytes, "--min-bytes")));
+  if (rows.empty()) throw InputError("no measured rows to fit (check the files, --ranks and --min-bytes)");
+  results::checkWritable(o.output);
+  const std::string clusterName = o.cluster.empty() ? matchPreset(rows) : o.cluster;
+  const Cluster base = loadCluster(clusterName);
+  const CalibrationReport report = calibrate(base, rows);
+  if (report.groups.empty()) throw InputError("none of the rows could be fitted: " + (report.notes.empty() ? std::string() : report.notes.front()));
+
+  std::string text = fmt::format("# ccsim calibrate: {} rows from {} file{} on cluster '{}'\n", rows.size(), o.inputs.size(),
+                                 o.inputs.size() == 1 ? "" : "s", base.name);
+  text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>10} {:>18} {:>6} {:>8} {:>8}\n", "impl", "collective",
+                      "algo", "place", "link", "rows", "lat(us)", "over(us)", "bw(GB/s)", "cache bw (GB/s)", "R2", "med|%|", "max|%|");
+  for (const Calibration& g : report.groups) {
+    std::string caches;
+    for (double b : g.cacheBandwidthGBps) caches += fmt::format("{}{:.3g}", caches.empty() ? "" : " ", b);
+    text += fmt::format("  {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9.3f} {:>9.3f} {:>10.4g} {:>18} {:>6.3f} {:>8.1f} {:>8.1f}\n",
+                        g.implementation, name(g.collective), g.algo, g.inPlace ? "in" : "out", name(g.link), g.fit.rows,
+                        g.latencyUs, g.oversubscribedLatencyUs, g.bandwidthGBps, caches.empty() ? "-" : caches, g.fit.r2,
+                        g.fit.medianAbsPctError, g.fit.maxAbsPctError);
+  }
+  for (const auto& link : report.linkFits) {
+    text += fmt::format("# {} link refit from all its rows: {} rows, R2 {:.3f}, median |error| {:.1f}%, max {:.1f}%\n", name(link.link),
+                        link.quality.rows, link.quality.r2, link.quality.medianAbsPctError, link.quality.maxAbsPctError);
+  }
+  for (const auto& note : report.notes) text += "# note: " + note + "\n";
+  text += fmt::format("# fit quality over {} rows (each with its group's fit): R2 {:.4f}, median |error| {:.1f}%, max |error| {:.1f}%\n",
+                      report.overall.rows, report.overall.r2, report.overall.medianAbsPctError, report.overall.maxAbsPctError);
+  results::writeFileAtomically(o.output, toJson(report.fitted).dump(2) + "\n");
+  text += fmt::format("# wrote {}\n", o.output);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+Run addCalibrateCommand(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand("calibrate", "fit a cluster's latency and bandwidth terms to measurements (least squares)");
+  cmd->add_option("results", o->inputs, "ccbench results (JSON/CSV), nccl-tests text logs or -J JSON")->required();
+  cmd->add_option("-o,--output", o->output, "the fitted cluster description to write")->required();
+  cmd->add_option("--cluster", o->cluster, "the cluster measured (preset or file); default: the preset matching the results' device");
+  cmd->add_option("--ranks", o->ranks, "fit only rows with these rank counts (e.g. 2,4)");
+  cmd->add_option("--min-bytes", o->minBytes, "fit only rows at least this large")->capture_default_str();
+  return [o] { return run(*o); };
+}
+
+}  // namespace cclab::sim::cli

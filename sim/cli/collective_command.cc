@@ -1,0 +1,177 @@
+// ccsim collective: a predicted sweep, printed exactly as ccbench prints a measured one.
+
+#include <cstdio>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "bench/results/results.h"
+#include "bench/results/text_format.h"
+#include "collectives/errors.h"
+#include "collectives/sizes.h"
+#include "collectives/version.h"
+#include "sim/cli/commands.h"
+#include "sim/predictor.h"
+
+namespace cclab::sim::cli {
+namespace {
+
+struct CollectiveOptions {
+  std::string collective, cluster, algo = "auto", implementation, dtype = "float", op = "sum";
+  std::string minBytes = "8", maxBytes = "128M", stepBytes = "1M";
+  int stepFactor = 2, root = 0;
+  std::optional<int> nodes, gpusPerNode;
+  std::string jsonPath, csvPath;
+  std::vector<std::string> argv;
+};
+
+std::string utcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+int run(const CollectiveOptions& o) {
+  Cluster cluster = loadCluster(o.cluster);
+  reshape(cluster, o.nodes, o.gpusPerNode);
+  const Collective collective = parseCollective(o.collective);
+  const DataType dtype = parseDataType(o.dtype);
+  const std::optional<ReduceOp> op = reduces(collective) ? std::optional(parseReduceOp(o.op)) : std::nullopt;
+  const int ranks = cluster.gpus();
+  if (hasRoot(collective) && (o.root < 0 || o.root >= ranks)) {
+    throw InputError(fmt::format("-r {} is not a rank: this cluster has {} (0 to {})", o.root, ranks, ranks - 1));
+  }
+  // Sizes as ccbench sweeps them (same flags, same rules).
+  Sweep sweep;
+  sweep.minBytes = parseSize(o.minBytes, "-b");
+  sweep.maxBytes = parseSize(o.maxBytes, "-e");
+  sweep.stepBytes = parseSize(o.stepBytes, "-i");
+  sweep.stepFactor = o.stepFactor;
+  checkSweep(sweep);
+
+  const Predictor predictor(cluster);
+  if (o.algo != "auto" && !isLibraryChoice(o.algo)) predictor.resolve(collective, o.algo);  // fail before printing
+  if (!o.jsonPath.empty()) results::checkWritable(o.jsonPath);
+  if (!o.csvPath.empty()) results::checkWritable(o.csvPath);
+
+  results::ResultsFile file;
+  std::map<std::string, std::vector<std::uint64_t>> picked;  // auto: algorithm -> sizes
+  for (std::size_t bytes : sweepSizes(sweep)) {
+    const std::size_t count = countForBytes(collective, bytes, dtype, ranks);
+    const std::uint64_t size = bytesForCount(collective, count, dtype, ranks);
+    for (bool inPlace : {false, true}) {
+      Query q{collective, o.algo, static_cast<double>(size), ranks, cluster.nodes, inPlace, o.implementation};
+      const Prediction p = predictor.predict(q);
+      results::Row row;
+      row.backend = "sim";
+      row.algo = p.algo;
+      row.collective = collective;
+      row.dtype = dtype;
+      row.op = op;
+      row.root = hasRoot(collective) ? o.root : -1;
+      row.inPlace = inPlace;
+      row.sizeBytes = size;
+      row.count = size / sizeOf(dtype);
+      row.nranks = ranks;
+      row.timeUs = p.timeUs;
+      row.algbwGBps = results::algorithmBandwidthGBps(size, p.timeUs);
+      row.busbwGBps = results::busBandwidthGBps(collective, ranks, size, p.timeUs);
+      if (!inPlace) picked[p.algo].push_back(size);
+      file.rows.push_back(row);
+    }
+  }
+
+  const std::string algoLabel = o.algo == "auto" ? "auto (picked per size, below)" : file.rows.front().algo;
+  std::string text = fmt::format("# ccsim version {} (cclab commit {}): predictions, not measurements\n", version(), gitCommit());
+  text += fmt::format("# Cluster: {} ({}), {} node{} x {} GPUs = {} ranks{}\n#\n# Using devices\n", cluster.name,
+                      cluster.description, cluster.nodes, cluster.nodes == 1 ? "" : "s", cluster.gpusPerNode, ranks,
+                      o.implementation.empty() ? "" : fmt::format(", calibration of '{}'", o.implementation));
+  constexpr int kListedRanks = 64;
+  for (int r = 0; r < std::min(ranks, kListedRanks); ++r) {
+    results::RankPlacement place{r, fmt::format("node{}", r / cluster.gpusPerNode), 0, -1, r % cluster.gpusPerNode, cluster.gpu.name, "sim"};
+    file.run.ranks.push_back(place);
+    text += results::rankLine(place) + "\n";
+  }
+  if (ranks > kListedRanks) text += fmt::format("#  ... {} more ranks\n", ranks - kListedRanks);
+  text += fmt::format("#\n# Collective test starting: {}_perf\n# Backend: sim  algorithm: {}\n", name(collective), algoLabel);
+  text += results::columnHeader();
+  double busbw = 0;
+  for (std::size_t i = 0; i + 1 < file.rows.size(); i += 2) {
+    text += results::resultLine(file.rows[i], file.rows[i + 1]) + "\n";
+    busbw += file.rows[i].busbwGBps + file.rows[i + 1].busbwGBps;
+  }
+  text += fmt::format("# Avg bus bandwidth    : {:g} \n", file.rows.empty() ? 0.0 : busbw / static_cast<double>(file.rows.size()));
+  if (o.algo == "auto") {
+    text += "# auto picked (out of place):";
+    for (const auto& [algo, sizes] : picked) text += fmt::format(" {} for {} size{};", algo, sizes.size(), sizes.size() == 1 ? "" : "s");
+    text += "\n";
+  }
+  text += fmt::format("#\n# Collective test concluded: {}_perf\n#\n", name(collective));
+  std::fputs(text.c_str(), stdout);
+
+  results::RunInfo& run = file.run;
+  run.tool = "ccsim";
+  run.toolVersion = version();
+  run.command = o.argv;
+  run.startTime = run.endTime = utcNow();
+  run.gitCommit = gitCommit();
+  run.gpuModel = cluster.gpu.name;
+  results::summarizeRanks(run);
+  run.host = cluster.name;
+  run.nranks = ranks;
+  run.nodes = cluster.nodes;
+  run.config = {{"cluster", cluster.name}, {"nodes", cluster.nodes}, {"gpus_per_node", cluster.gpusPerNode},
+                {"algo", o.algo}, {"implementation", o.implementation}};
+  if (!o.jsonPath.empty()) results::writeFileAtomically(o.jsonPath, results::toJson(file).dump(1) + "\n");
+  if (!o.csvPath.empty()) results::writeFileAtomically(o.csvPath, results::toCsv(file.rows));
+  return 0;
+}
+
+}  // namespace
+
+Run addCollectiveCommand(CLI::App& app, const std::vector<std::string>& argv) {
+  auto o = std::make_shared<CollectiveOptions>();
+  o->argv = argv;
+  CLI::App* cmd = app.add_subcommand("collective", "predict a collective's time, algbw and busbw, in ccbench's format");
+  cmd->add_option("name", o->collective, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, sendrecv")->required();
+  cmd->add_option("--cluster", o->cluster, "a preset (models/clusters/) or a cluster JSON file")->required();
+  cmd->add_option("--nodes", o->nodes, "override the node count");
+  cmd->add_option("--gpus-per-node", o->gpusPerNode, "override the GPUs per node");
+  cmd->add_option("--algo", o->algo, "ring, chain, pairwise, linear, tree, rhd, rd, bruck, hier, nvls, native, or auto")->capture_default_str();
+  cmd->add_option("--impl", o->implementation, "use the calibration fitted for this implementation (mpi, cclab, nccl)");
+  cmd->add_option("-b,--minbytes", o->minBytes, "smallest size")->capture_default_str();
+  cmd->add_option("-e,--maxbytes", o->maxBytes, "largest size")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", o->stepFactor, "size multiplier per step (1: add -i)")->capture_default_str();
+  cmd->add_option("-i,--stepbytes", o->stepBytes, "size increment when -f is 1")->capture_default_str();
+  cmd->add_option("-d,--datatype", o->dtype, "datatype (sets the element count)")->capture_default_str();
+  cmd->add_option("-o,--op", o->op, "reduction op (printed; it does not change the time)")->capture_default_str();
+  cmd->add_option("-r,--root", o->root, "root rank")->capture_default_str();
+  cmd->add_option("-J,--output_file", o->jsonPath, "write the predictions as a results file (backend sim)");
+  cmd->add_option("--csv", o->csvPath, "write the predictions as CSV");
+  return [o] { return run(*o); };
+}
+
+std::vector<int> parseRankList(const std::string& text, const std::string& flag) {
+  std::vector<int> ranks;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma - start);
+    try {
+      std::size_t used = 0;
+      const int value = std::stoi(item, &used);
+      if (used != item.size() || value < 1) throw std::invalid_argument(item);
+      ranks.push_back(value);
+    } catch (const std::exception&) {
+      throw InputError(fmt::format("{} '{}': expected rank counts like 2,4", flag, text));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return ranks;
+}
+
+}  // namespace cclab::sim::cli

@@ -1,0 +1,23 @@
+#pragma once
+
+// The ccsim subcommands. Each registers its options on the CLI11 app and returns the function
+// that runs it (after parsing), which returns the exit code.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace cclab::sim::cli {
+
+using Run = std::function<int()>;
+
+Run addCollectiveCommand(CLI::App& app, const std::vector<std::string>& argv);
+Run addCalibrateCommand(CLI::App& app);
+Run addValidateCommand(CLI::App& app);
+
+// "2,4" -> {2, 4}; throws InputError naming the flag.
+std::vector<int> parseRankList(const std::string& text, const std::string& flag);
+
+}  // namespace cclab::sim::cli

@@ -1,0 +1,306 @@
+#include "sim/cluster.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "bench/results/json_reader.h"
+#include "collectives/errors.h"
+
+namespace cclab::sim {
+namespace {
+
+using results::JsonReader;
+
+struct Named {
+  const char* name;
+  int value;
+};
+constexpr Named kFabricKinds[] = {{"nvswitch", static_cast<int>(FabricKind::NVSwitch)},
+                                  {"nvlink", static_cast<int>(FabricKind::NVLink)},
+                                  {"pcie", static_cast<int>(FabricKind::PCIe)},
+                                  {"shared_memory", static_cast<int>(FabricKind::SharedMemory)}};
+constexpr Named kTopologies[] = {{"fat-tree", static_cast<int>(NetworkTopology::FatTree)},
+                                 {"rail-optimized", static_cast<int>(NetworkTopology::RailOptimized)}};
+constexpr Named kLinks[] = {{"local", static_cast<int>(LinkClass::Local)},
+                            {"intra", static_cast<int>(LinkClass::Intra)},
+                            {"inter", static_cast<int>(LinkClass::Inter)}};
+
+template <std::size_t N>
+int pick(const JsonReader& in, const std::string& field, const Named (&options)[N]) {
+  const std::string value = in.get<std::string>(field);
+  std::string valid;
+  for (const auto& o : options) {
+    if (value == o.name) return o.value;
+    valid += fmt::format("{}{}", valid.empty() ? "" : ", ", o.name);
+  }
+  in.fail(field, fmt::format("unknown value '{}' (valid: {})", value, valid));
+}
+
+template <std::size_t N>
+const char* nameOf(int value, const Named (&options)[N]) {
+  for (const auto& o : options) {
+    if (o.value == value) return o.name;
+  }
+  return "?";
+}
+
+int wholePositive(const JsonReader& in, const std::string& field, int fallback = -1) {
+  if (fallback >= 0 && !in.has(field)) return fallback;
+  const int value = in.get<int>(field);
+  if (value < 1) in.fail(field, fmt::format("must be at least 1 (got {})", value));
+  return value;
+}
+
+double fraction(const JsonReader& in, const std::string& field, double fallback) {
+  if (!in.has(field)) return fallback;
+  const double value = in.get<double>(field);
+  if (value <= 0 || value > 1) in.fail(field, fmt::format("must be in (0, 1] (got {})", value));
+  return value;
+}
+
+GpuSpec readGpu(const JsonReader& in) {
+  GpuSpec gpu;
+  gpu.name = in.get<std::string>("name");
+  if (in.has("peak_tflops")) {
+    const JsonReader peaks = in.child("peak_tflops");
+    for (const auto& [precision, value] : peaks.json().items()) {
+      if (precision == "source") continue;
+      gpu.peakTflops[precision] = peaks.positive(precision);
+    }
+  }
+  gpu.memoryBytes = in.positive("memory_bytes");
+  gpu.memoryBandwidthGBps = in.positive("memory_bandwidth_gbps");
+  gpu.launchLatencyUs = in.positive("launch_latency_us", 0.0, true);
+  return gpu;
+}
+
+IntraNode readIntra(const JsonReader& in) {
+  IntraNode intra;
+  intra.kind = static_cast<FabricKind>(pick(in, "kind", kFabricKinds));
+  intra.bandwidthGBps = in.positive("bandwidth_gbps");
+  intra.latencyUs = in.positive("latency_us", true);
+  intra.efficiency = fraction(in, "efficiency", 1.0);
+  intra.nvls = in.get<bool>("nvls", false);
+  if (intra.nvls) {
+    if (intra.kind != FabricKind::NVSwitch) in.fail("nvls", "needs kind \"nvswitch\" (the reduction happens in the switch)");
+    intra.nvlsEfficiency = fraction(in, "nvls_efficiency", intra.efficiency);
+  }
+  if (intra.kind == FabricKind::PCIe) {
+    intra.gpusPerSwitch = wholePositive(in, "gpus_per_switch");
+    intra.switchUplinkGBps = in.positive("switch_uplink_gbps");
+  }
+  if (intra.kind == FabricKind::SharedMemory) {
+    intra.cores = wholePositive(in, "cores");
+    intra.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
+    if (in.has("caches")) {
+      const Json& caches = in.required("caches");
+      if (!caches.is_array()) in.fail("caches", "expected an array");
+      for (std::size_t i = 0; i < caches.size(); ++i) {
+        const JsonReader level(caches[i], in.source(), in.path(fmt::format("caches[{}]", i)));
+        intra.caches.push_back(CacheLevel{level.positive("bytes"), level.get<bool>("per_core", false), level.positive("bandwidth_gbps")});
+      }
+    }
+  }
+  return intra;
+}
+
+Nics readNics(const JsonReader& in) {
+  Nics nics;
+  nics.perNode = in.get<int>("per_node", 0);
+  if (nics.perNode < 0) in.fail("per_node", fmt::format("must be zero or more (got {})", nics.perNode));
+  if (nics.perNode == 0) return nics;
+  nics.gpusPerNic = wholePositive(in, "gpus_per_nic", 1);
+  nics.bandwidthGBps = in.positive("bandwidth_gbps");
+  nics.latencyUs = in.positive("latency_us", true);
+  nics.efficiency = fraction(in, "efficiency", 1.0);
+  return nics;
+}
+
+Calibration readCalibration(const JsonReader& in) {
+  Calibration c;
+  c.implementation = in.get<std::string>("implementation");
+  try {
+    c.collective = parseCollective(in.get<std::string>("collective"));
+  } catch (const InputError& e) {
+    in.fail("collective", e.what());
+  }
+  c.algo = in.get<std::string>("algo");
+  c.inPlace = in.get<bool>("in_place", false);
+  c.link = static_cast<LinkClass>(pick(in, "link", kLinks));
+  c.latencyUs = in.positive("latency_us", true);
+  c.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
+  c.bandwidthGBps = in.positive("bandwidth_gbps");
+  if (in.has("cache_bandwidth_gbps")) {
+    for (const auto& b : in.required("cache_bandwidth_gbps")) {
+      if (!b.is_number() || b.get<double>() <= 0) in.fail("cache_bandwidth_gbps", "expected positive numbers");
+      c.cacheBandwidthGBps.push_back(b.get<double>());
+    }
+  }
+  if (in.has("fit")) {
+    const JsonReader fit = in.child("fit");
+    c.fit.rows = fit.get<int>("rows", 0);
+    c.fit.r2 = fit.get<double>("r2", 0.0);
+    c.fit.medianAbsPctError = fit.get<double>("median_abs_pct_error", 0.0);
+    c.fit.maxAbsPctError = fit.get<double>("max_abs_pct_error", 0.0);
+    if (fit.has("ranks")) c.fit.ranks = fit.required("ranks").get<std::vector<int>>();
+  }
+  return c;
+}
+
+Json calibrationToJson(const Calibration& c) {
+  Json j = {{"implementation", c.implementation},
+            {"collective", std::string(name(c.collective))},
+            {"algo", c.algo},
+            {"in_place", c.inPlace},
+            {"link", nameOf(static_cast<int>(c.link), kLinks)},
+            {"latency_us", c.latencyUs},
+            {"bandwidth_gbps", c.bandwidthGBps}};
+  if (c.oversubscribedLatencyUs > 0) j["oversubscribed_latency_us"] = c.oversubscribedLatencyUs;
+  if (!c.cacheBandwidthGBps.empty()) j["cache_bandwidth_gbps"] = c.cacheBandwidthGBps;
+  j["fit"] = {{"rows", c.fit.rows},
+              {"r2", c.fit.r2},
+              {"median_abs_pct_error", c.fit.medianAbsPctError},
+              {"max_abs_pct_error", c.fit.maxAbsPctError},
+              {"ranks", c.fit.ranks}};
+  return j;
+}
+
+}  // namespace
+
+std::string_view name(LinkClass link) { return nameOf(static_cast<int>(link), kLinks); }
+
+Cluster clusterFromJson(const Json& doc, const std::string& source) {
+  if (!doc.is_object()) throw InputError(fmt::format("{}: a cluster description must be a JSON object", source));
+  const JsonReader in(doc, source);
+  Cluster c;
+  c.document = doc;
+  c.name = in.get<std::string>("name");
+  c.description = in.get<std::string>("description", "");
+  c.nodes = wholePositive(in, "nodes");
+  c.gpusPerNode = wholePositive(in, "gpus_per_node");
+  c.gpu = readGpu(in.child("gpu"));
+  c.intra = readIntra(in.child("intra_node"));
+  if (in.has("nics")) c.nics = readNics(in.child("nics"));
+  if (in.has("network")) {
+    const JsonReader net = in.child("network");
+    c.network.topology = static_cast<NetworkTopology>(pick(net, "topology", kTopologies));
+    c.network.oversubscription = net.get<double>("oversubscription", 1.0);
+    if (c.network.oversubscription < 1) net.fail("oversubscription", fmt::format("must be 1 or more (got {})", c.network.oversubscription));
+  }
+  if (in.has("host")) {
+    const JsonReader host = in.child("host");
+    c.host.memoryBytes = host.positive("memory_bytes", 0.0);
+    c.host.memoryBandwidthGBps = host.positive("memory_bandwidth_gbps", 0.0);
+    c.host.pcieBandwidthGBps = host.positive("pcie_bandwidth_gbps", 0.0);
+    c.host.nvmeBandwidthGBps = host.positive("nvme_bandwidth_gbps", 0.0);
+  }
+  c.costPerGpuHourUsd = in.positive("cost_per_gpu_hour_usd", 0.0, true);
+  if (c.nodes > 1 && c.nics.perNode == 0) in.fail("nics", fmt::format("{} nodes need NICs between them (nics.per_node is 0)", c.nodes));
+  if (in.has("calibration")) {
+    const Json& list = in.required("calibration");
+    if (!list.is_array()) in.fail("calibration", "expected an array");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      c.calibrations.push_back(readCalibration(JsonReader(list[i], source, fmt::format("calibration[{}]", i))));
+    }
+  }
+  return c;
+}
+
+Json toJson(const Cluster& cluster) {
+  // Start from the document read (keeping its sources and anything else in it) and write back
+  // every number the simulator uses, so a calibrated cluster is complete.
+  Json doc = cluster.document;
+  doc["name"] = cluster.name;
+  doc["nodes"] = cluster.nodes;
+  doc["gpus_per_node"] = cluster.gpusPerNode;
+  Json& gpu = doc["gpu"];
+  gpu["memory_bandwidth_gbps"] = cluster.gpu.memoryBandwidthGBps;
+  gpu["launch_latency_us"] = cluster.gpu.launchLatencyUs;
+  Json& intra = doc["intra_node"];
+  intra["bandwidth_gbps"] = cluster.intra.bandwidthGBps;
+  intra["latency_us"] = cluster.intra.latencyUs;
+  intra["efficiency"] = cluster.intra.efficiency;
+  if (cluster.intra.kind == FabricKind::PCIe) intra["switch_uplink_gbps"] = cluster.intra.switchUplinkGBps;
+  if (cluster.intra.kind == FabricKind::SharedMemory) {
+    intra["oversubscribed_latency_us"] = cluster.intra.oversubscribedLatencyUs;
+    for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
+      intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;
+    }
+  }
+  if (cluster.nics.perNode > 0) {
+    Json& nics = doc["nics"];
+    nics["per_node"] = cluster.nics.perNode;
+    nics["bandwidth_gbps"] = cluster.nics.bandwidthGBps;
+    nics["latency_us"] = cluster.nics.latencyUs;
+    nics["efficiency"] = cluster.nics.efficiency;
+  }
+  Json list = Json::array();
+  for (const auto& c : cluster.calibrations) list.push_back(calibrationToJson(c));
+  if (!list.empty()) doc["calibration"] = list;
+  else doc.erase("calibration");
+  return doc;
+}
+
+void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpusPerNode) {
+  constexpr int kMaxGpus = 16384;
+  if (nodes && *nodes < 1) throw InputError(fmt::format("--nodes must be at least 1 (got {})", *nodes));
+  if (gpusPerNode && *gpusPerNode < 1) throw InputError(fmt::format("--gpus-per-node must be at least 1 (got {})", *gpusPerNode));
+  if (nodes) cluster.nodes = *nodes;
+  if (gpusPerNode) {
+    cluster.gpusPerNode = *gpusPerNode;
+    if (cluster.nics.perNode > 0) cluster.nics.perNode = (cluster.gpusPerNode + cluster.nics.gpusPerNic - 1) / cluster.nics.gpusPerNic;
+  }
+  if (static_cast<long long>(cluster.nodes) * cluster.gpusPerNode > kMaxGpus) {
+    throw InputError(fmt::format("{} nodes x {} GPUs is more than the {} GPUs the simulator models", cluster.nodes,
+                                 cluster.gpusPerNode, kMaxGpus));
+  }
+  if (cluster.nodes > 1 && cluster.nics.perNode == 0) {
+    throw InputError(fmt::format("cluster '{}' has no NICs, so it cannot have {} nodes", cluster.name, cluster.nodes));
+  }
+}
+
+std::filesystem::path presetDirectory() {
+  if (const char* env = std::getenv("CCLAB_MODELS"); env != nullptr && *env != '\0') {
+    return std::filesystem::path(env) / "clusters";
+  }
+  return std::filesystem::path(CCLAB_MODELS_DIR) / "clusters";
+}
+
+std::vector<std::string> presetNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(presetDirectory(), ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Cluster loadCluster(const std::string& presetOrPath) {
+  std::filesystem::path path = presetOrPath;
+  const bool looksLikePath = presetOrPath.find('/') != std::string::npos || presetOrPath.ends_with(".json");
+  if (!looksLikePath) {
+    path = presetDirectory() / (presetOrPath + ".json");
+    if (!std::filesystem::exists(path)) {
+      std::string known;
+      for (const auto& n : presetNames()) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+      throw InputError(fmt::format("unknown cluster preset '{}' (presets: {}; or give a path to a cluster JSON file)", presetOrPath, known));
+    }
+  }
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("cannot read cluster file '{}'", path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  const Json doc = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (doc.is_discarded()) throw InputError(fmt::format("{}: not valid JSON", path.string()));
+  if (doc.contains("schema") && doc["schema"] == results::kSchemaName) {
+    throw InputError(fmt::format("{}: this is a results file, not a cluster description", path.string()));
+  }
+  return clusterFromJson(doc, path.string());
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,132 @@
+#pragma once
+
+// A cluster the simulator predicts for: nodes of GPUs (or CPU ranks), the fabric inside a node,
+// the NICs and network between nodes, the host, and what it costs. Read from JSON
+// (docs/cluster-format.md); presets live in models/clusters/. A calibrated cluster adds fitted
+// latency and bandwidth terms (`calibration`).
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/results/results.h"
+#include "collectives/vocabulary.h"
+
+namespace cclab::sim {
+
+using results::Json;
+
+struct GpuSpec {
+  std::string name;
+  std::map<std::string, double> peakTflops;  // dense, per precision: fp64 fp32 tf32 bf16 fp16 fp8 ...
+  double memoryBytes = 0;
+  double memoryBandwidthGBps = 0;
+  double launchLatencyUs = 0;  // fixed cost of one collective call (kernel launch, library overhead)
+};
+
+enum class FabricKind { NVSwitch, NVLink, PCIe, SharedMemory };
+
+// One level of a CPU's cache hierarchy, for shared-memory fabrics.
+struct CacheLevel {
+  double bytes = 0;
+  bool perCore = false;   // private to each core (L2) or shared by the node (L3)
+  double bandwidthGBps = 0;  // copy bandwidth of one core when the working set fits here
+};
+
+struct IntraNode {
+  FabricKind kind = FabricKind::NVSwitch;
+  double bandwidthGBps = 0;  // per GPU, one direction, line rate (shared memory: one core's copy rate from DRAM)
+  double latencyUs = 0;      // per step (message) on this fabric
+  double efficiency = 1;     // what a library achieves of line rate (protocol overheads)
+  bool nvls = false;         // NVLink SHARP: reductions in the switch
+  double nvlsEfficiency = 0;
+  int gpusPerSwitch = 0;           // PCIe: GPUs behind one switch
+  double switchUplinkGBps = 0;     // PCIe: one switch's uplink, one direction
+  int cores = 0;                   // shared memory: cores that copy in parallel
+  std::vector<CacheLevel> caches;  // shared memory: from the smallest level up
+  double oversubscribedLatencyUs = 0;  // shared memory: extra per step when ranks outnumber cores
+};
+
+struct Nics {
+  int perNode = 0;
+  int gpusPerNic = 1;
+  double bandwidthGBps = 0;  // per NIC, one direction
+  double latencyUs = 0;
+  double efficiency = 1;
+};
+
+enum class NetworkTopology { FatTree, RailOptimized };
+
+struct Network {
+  NetworkTopology topology = NetworkTopology::FatTree;
+  double oversubscription = 1;  // 2 = a leaf's uplinks carry half of what its hosts can send
+};
+
+struct HostSpec {
+  double memoryBytes = 0;
+  double memoryBandwidthGBps = 0;
+  double pcieBandwidthGBps = 0;  // host <-> one GPU, one direction
+  double nvmeBandwidthGBps = 0;  // per node
+};
+
+// The link classes a prediction is priced on.
+enum class LinkClass { Local, Intra, Inter };
+std::string_view name(LinkClass link);
+
+// A fitted (latency, bandwidth) for one implementation's collective and algorithm, from
+// `ccsim calibrate`. Shared-memory fits also carry the oversubscribed latency and the bandwidth
+// per cache level.
+struct FitQuality {
+  int rows = 0;
+  double r2 = 0;
+  double medianAbsPctError = 0;
+  double maxAbsPctError = 0;
+  std::vector<int> ranks;  // the rank counts the fit saw
+};
+
+struct Calibration {
+  std::string implementation;  // the measured backend: "mpi", "cclab", "nccl"
+  Collective collective = Collective::AllReduce;
+  std::string algo;            // as the measurement named it ("ring", "native", ...)
+  bool inPlace = false;
+  LinkClass link = LinkClass::Intra;
+  double latencyUs = 0;
+  double oversubscribedLatencyUs = 0;
+  double bandwidthGBps = 0;                 // effective: efficiency included
+  std::vector<double> cacheBandwidthGBps;   // shared memory: per cache level, as in IntraNode::caches
+  FitQuality fit;
+};
+
+struct Cluster {
+  std::string name;
+  std::string description;
+  int nodes = 1;
+  int gpusPerNode = 1;
+  GpuSpec gpu;
+  IntraNode intra;
+  Nics nics;
+  Network network;
+  HostSpec host;
+  double costPerGpuHourUsd = 0;
+  std::vector<Calibration> calibrations;
+  Json document;  // the JSON it was read from: written back with its sources and comments
+
+  int gpus() const { return nodes * gpusPerNode; }
+};
+
+// Reads a preset name (models/clusters/<name>.json) or a file path. Throws InputError naming the
+// file, the field and the problem.
+Cluster loadCluster(const std::string& presetOrPath);
+Cluster clusterFromJson(const Json& doc, const std::string& source);
+Json toJson(const Cluster& cluster);
+
+// Changes the node count and GPUs per node (1 to 16,384 GPUs). NICs follow gpus_per_nic.
+void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpusPerNode);
+
+// Where presets are found: $CCLAB_MODELS/clusters if set, else the source tree's models/clusters.
+std::filesystem::path presetDirectory();
+std::vector<std::string> presetNames();
+
+}  // namespace cclab::sim

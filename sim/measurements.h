@@ -1,0 +1,27 @@
+#pragma once
+
+// Measured rows with the placement they ran on, read from any results file the results library
+// reads (ccbench JSON/CSV, nccl-tests text and -J JSON): what calibration and validation consume.
+
+#include <string>
+#include <vector>
+
+#include "bench/results/results.h"
+
+namespace cclab::sim {
+
+struct Measurement {
+  results::Row row;
+  int nodes = 1;       // of the run the row came from
+  std::string source;  // the file
+};
+
+// Reads every file; throws InputError naming a file that is not a results file. Rows of
+// predictions (backend "sim") are skipped: a prediction does not calibrate or validate a model.
+std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths);
+
+// Keeps rows whose rank count is listed (all when `ranks` is empty) and whose size is at least
+// `minBytes`.
+std::vector<Measurement> selectMeasurements(const std::vector<Measurement>& all, const std::vector<int>& ranks, double minBytes);
+
+}  // namespace cclab::sim

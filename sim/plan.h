@@ -1,0 +1,54 @@
+#pragma once
+
+// What a collective algorithm costs before any link is priced: its phases, and in each phase the
+// messages in sequence (latency) and the bytes through the busiest port of each link class
+// (bandwidth). docs/simulator.md tabulates the plan of every algorithm.
+
+#include <array>
+#include <cstddef>
+
+#include "sim/cluster.h"
+
+namespace cclab::sim {
+
+// n ranks on p nodes, g per node (ranks fill nodes in order: 0..g-1 on the first).
+struct Shape {
+  int ranks = 1;
+  int nodes = 1;
+  int perNode() const { return (ranks + nodes - 1) / nodes; }
+};
+
+// One link class's share of a phase.
+struct Transfer {
+  LinkClass link = LinkClass::Intra;
+  double steps = 0;       // messages in sequence: each pays the link's latency
+  double bytes = 0;       // intra: through one GPU's port; inter: through one node's NICs; local: copied in memory
+  int copiers = 0;        // shared memory: ranks of a node copying at once (they share the cores)
+  bool allPairs = false;  // traffic to many peers at once (PCIe: shares a switch's uplink)
+  bool nvls = false;      // NVLink SHARP: priced at the fabric's NVLS efficiency
+};
+
+struct Phase {
+  std::array<Transfer, 2> transfers{};
+  int transferCount = 0;
+  double reduceBytes = 0;  // bytes of output each rank reduces (overlapped with the transfers)
+
+  Phase& add(const Transfer& t) {
+    if (t.steps > 0 || t.bytes > 0) transfers[static_cast<std::size_t>(transferCount++)] = t;
+    return *this;
+  }
+};
+
+struct Plan {
+  std::array<Phase, 3> phases{};
+  int phaseCount = 0;
+  double workingSetBytes = 0;  // per rank: the buffers it touches (for shared-memory caches)
+
+  Phase& addPhase() { return phases[static_cast<std::size_t>(phaseCount++)]; }
+  // Whether the plan moves nothing (one rank in place, or an empty buffer): only the launch is paid.
+  bool empty() const;
+  // The one link class a non-empty plan uses; false when it mixes several (then it is not calibrated).
+  bool singleLink(LinkClass& link) const;
+};
+
+}  // namespace cclab::sim

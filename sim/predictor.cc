@@ -1,0 +1,148 @@
+#include "sim/predictor.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/errors.h"
+#include "sim/algorithms/algorithms.h"
+
+namespace cclab::sim {
+namespace {
+
+// Per rank, the bytes of the buffers a collective touches: both out of place, the larger in place.
+double workingSet(Collective collective, double bytes, int ranks, bool inPlace) {
+  const BufferLayout layout = bufferLayout(collective, 1, ranks, 0);
+  const double larger = static_cast<double>(std::max(layout.sendCount, layout.recvCount));
+  const double send = bytes * layout.sendCount / larger, recv = bytes * layout.recvCount / larger;
+  return inPlace ? std::max(send, recv) : send + recv;
+}
+
+}  // namespace
+
+bool isLibraryChoice(std::string_view algo) { return algo == "native" || algo == "auto"; }
+
+Predictor::Predictor(const Cluster& cluster) : cluster_(cluster), base_(basePricing(cluster)) {}
+
+std::string Predictor::resolve(Collective collective, std::string_view algo) const {
+  // A family of cclab's own algorithms (as ccbench --algo) names one algorithm per collective.
+  for (const auto& a : allAlgorithms()) {
+    if (a.collective == collective && a.family == algo && a.name != algo) return resolve(collective, a.name);
+  }
+  const SimAlgorithm* sim = findSimAlgorithm(algo);
+  Plan probe;
+  if (sim == nullptr || !sim->plan(collective, Shape{2, 1}, 1, probe)) {
+    std::string valid;
+    for (auto name : candidates(collective)) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", name);
+    if (sim == nullptr) throw InputError(fmt::format("unknown algorithm '{}' (for {}: {}, auto)", algo, name(collective), valid));
+    throw InputError(fmt::format("algorithm '{}' does not do {} (for {}: {}, auto)", algo, name(collective), name(collective), valid));
+  }
+  if (sim->needsNvls && !cluster_.intra.nvls) {
+    throw InputError(fmt::format("algorithm 'nvls' needs NVLink SHARP, which cluster '{}' does not have (intra_node.nvls)", cluster_.name));
+  }
+  return std::string(algo);
+}
+
+std::vector<std::string_view> Predictor::candidates(Collective collective) const {
+  std::vector<std::string_view> names;
+  Plan probe;
+  for (const auto& a : simAlgorithms()) {
+    if (a.needsNvls && !cluster_.intra.nvls) continue;
+    probe = Plan{};
+    if (a.plan(collective, Shape{2, 1}, 1, probe)) names.push_back(a.name);
+  }
+  return names;
+}
+
+Plan Predictor::plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace) const {
+  Plan plan;
+  if (shape.ranks == 1) {
+    // One rank: out of place is a copy of the buffer, in place nothing moves.
+    if (!inPlace) plan.addPhase().add({LinkClass::Local, 0, bytes, 1});
+  } else {
+    findSimAlgorithm(algo)->plan(collective, shape, bytes, plan);
+  }
+  plan.workingSetBytes = workingSet(collective, bytes, shape.ranks, inPlace);
+  return plan;
+}
+
+const Calibration* Predictor::calibration(std::string_view implementation, Collective collective, std::string_view algo,
+                                          bool inPlace) const {
+  if (implementation.empty()) return nullptr;
+  const Calibration* otherPlacement = nullptr;
+  for (const auto& c : cluster_.calibrations) {
+    if (c.implementation != implementation || c.collective != collective || c.algo != algo) continue;
+    if (c.inPlace == inPlace) return &c;
+    otherPlacement = &c;
+  }
+  return otherPlacement;
+}
+
+Pricing Predictor::pricingFor(const Calibration* entry) const {
+  Pricing p = base_;
+  if (entry == nullptr) return p;
+  LinkPrice& link = p.link(entry->link);
+  link.latencyUs = entry->latencyUs;
+  link.oversubscribedLatencyUs = entry->oversubscribedLatencyUs;
+  link.bandwidthGBps = entry->bandwidthGBps;
+  for (std::size_t l = 0; l < entry->cacheBandwidthGBps.size() && l < link.cacheGBps.size(); ++l) {
+    link.cacheGBps[l] = entry->cacheBandwidthGBps[l];
+  }
+  if (entry->link == LinkClass::Local) {
+    p.launchLatencyUs = entry->latencyUs;  // a local fit measures the whole call
+    link.latencyUs = 0;
+  }
+  p.reduceGBps = 0;  // the fit already includes the reductions in its bandwidth
+  return p;
+}
+
+double Predictor::timeOf(Collective collective, std::string_view algo, const Shape& shape, const Query& query,
+                         bool& calibrated) const {
+  const Plan p = plan(collective, algo, shape, query.bytes, query.inPlace);
+  const Calibration* entry = calibration(query.implementation, collective, algo, query.inPlace);
+  calibrated = entry != nullptr;
+  return priceUs(p, shape, pricingFor(entry));
+}
+
+Prediction Predictor::predict(const Query& query) const {
+  if (query.ranks < 1 || query.nodes < 1 || query.nodes > query.ranks) {
+    throw InputError(fmt::format("{} ranks on {} nodes is not a shape (1 <= nodes <= ranks)", query.ranks, query.nodes));
+  }
+  if (query.nodes > 1 && cluster_.nics.perNode == 0) {
+    throw InputError(fmt::format("cluster '{}' has no NICs, so it cannot span {} nodes", cluster_.name, query.nodes));
+  }
+  const Shape shape{query.ranks, query.nodes};
+  Prediction best;
+  if (isLibraryChoice(query.algo)) {
+    // A library's own choice: calibrated, it is priced on the ring family's plan with the fit of
+    // that library's measurements; otherwise the simulator's tuner stands in for the library.
+    const std::string ring = resolve(query.collective, "ring");
+    if (calibration(query.implementation, query.collective, query.algo, query.inPlace) != nullptr) {
+      const Plan p = plan(query.collective, ring, shape, query.bytes, query.inPlace);
+      best.timeUs = priceUs(p, shape, pricingFor(calibration(query.implementation, query.collective, query.algo, query.inPlace)));
+      best.algo = std::string(query.algo);
+      best.calibrated = true;
+      return best;
+    }
+  }
+  if (query.algo == "auto" || isLibraryChoice(query.algo)) {
+    best.timeUs = std::numeric_limits<double>::infinity();
+    for (auto name : candidates(query.collective)) {
+      bool calibrated = false;
+      const double t = timeOf(query.collective, name, shape, query, calibrated);
+      if (t < best.timeUs) {
+        best.timeUs = t;
+        best.algo = std::string(name);
+        best.calibrated = calibrated;
+      }
+    }
+    return best;
+  }
+  best.algo = resolve(query.collective, query.algo);
+  best.timeUs = timeOf(query.collective, best.algo, shape, query, best.calibrated);
+  return best;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,64 @@
+#pragma once
+
+// Predicts the time of one collective call: resolves the algorithm (a simulator algorithm, the
+// ring family, `auto` or a library's `native` choice), plans it, applies the calibration fitted
+// for that implementation and algorithm if the cluster holds one, and prices it.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/plan.h"
+#include "sim/pricing.h"
+
+namespace cclab::sim {
+
+struct Query {
+  Collective collective = Collective::AllReduce;
+  std::string_view algo = "auto";    // simulator algorithm, "ring" family, "auto", or a library's "native"/"auto" label
+  double bytes = 0;                   // the size column: the larger of the send and receive buffers
+  int ranks = 1;
+  int nodes = 1;
+  bool inPlace = false;
+  std::string_view implementation;  // whose calibration applies ("" : the cluster's own numbers)
+};
+
+struct Prediction {
+  double timeUs = 0;
+  std::string algo;        // the algorithm that was priced (for auto: the one it picked)
+  bool calibrated = false; // a calibration entry priced it
+};
+
+class Predictor {
+ public:
+  explicit Predictor(const Cluster& cluster);
+
+  // Throws InputError for an algorithm that does not exist, does not do the collective, or needs
+  // what the cluster lacks (NVLS), and for a shape the cluster cannot hold.
+  Prediction predict(const Query& query) const;
+
+  // The algorithm names `query.algo` may resolve to for a collective ("ring" -> "chain" for broadcast).
+  std::string resolve(Collective collective, std::string_view algo) const;
+  // Every algorithm that can run the collective on this cluster (auto's candidates).
+  std::vector<std::string_view> candidates(Collective collective) const;
+  // The plan of a resolved algorithm (for calibration and tests).
+  Plan plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace) const;
+
+  const Pricing& pricing() const { return base_; }
+  const Cluster& cluster() const { return cluster_; }
+
+ private:
+  const Calibration* calibration(std::string_view implementation, Collective collective, std::string_view algo,
+                                 bool inPlace) const;
+  Pricing pricingFor(const Calibration* entry) const;
+  double timeOf(Collective collective, std::string_view algo, const Shape& shape, const Query& query, bool& calibrated) const;
+
+  Cluster cluster_;
+  Pricing base_;
+};
+
+// Library-chosen algorithms in results files: "native" (an MPI library) and "auto" (NCCL).
+bool isLibraryChoice(std::string_view algo);
+
+}  // namespace cclab::sim

@@ -1,0 +1,155 @@
+#include "sim/pricing.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cclab::sim {
+namespace {
+
+constexpr double kUsPerByteAt1GBps = 1e-3;  // bytes / (GB/s * 1e3) = microseconds
+
+// Shared memory: the share of a transfer's bytes served from each cache level (and DRAM, the
+// last entry), from how much of the working set each level holds. Per-core levels see the
+// working set of the ranks on one core; shared levels that of the whole node.
+std::array<double, 4> cacheShares(const Pricing& pricing, double wsPerRank, int ranksPerCore, int ranksPerNode) {
+  std::array<double, 4> shares{};
+  double covered = 0;
+  for (int l = 0; l < pricing.cacheLevels; ++l) {
+    const double ws = wsPerRank * (pricing.cachePerCore[static_cast<std::size_t>(l)] ? ranksPerCore : ranksPerNode);
+    const double coverage = ws > 0 ? std::min(1.0, pricing.cacheBytes[static_cast<std::size_t>(l)] / ws) : 1.0;
+    const double added = std::max(0.0, coverage - covered);
+    shares[static_cast<std::size_t>(l)] = added;
+    covered = std::max(covered, coverage);
+  }
+  shares[static_cast<std::size_t>(pricing.cacheLevels)] = 1.0 - covered;
+  return shares;
+}
+
+struct SharedMemoryView {
+  int ranksPerCore;
+  bool oversubscribed;
+  std::array<double, 4> shares;  // per cache level, then DRAM
+};
+
+SharedMemoryView sharedView(const Plan& plan, const Shape& shape, const Pricing& pricing) {
+  const int g = shape.perNode();
+  const int ranksPerCore = (g + pricing.cores - 1) / pricing.cores;
+  return {ranksPerCore, g > pricing.cores, cacheShares(pricing, plan.workingSetBytes, ranksPerCore, g)};
+}
+
+// The busiest core serves ceil(copiers / cores) ranks' copies one after another.
+double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  const int copiers = std::min(std::max(t.copiers, 1), shape.perNode());
+  return std::ceil(static_cast<double>(copiers) / pricing.cores);
+}
+
+double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing, const SharedMemoryView& shm) {
+  const LinkPrice& link = pricing.link(t.link);
+  if (pricing.sharedMemory && t.link != LinkClass::Inter) {
+    const double bytes = t.bytes * coreLoad(t, shape, pricing);
+    double us = bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)] * kUsPerByteAt1GBps / link.bandwidthGBps;
+    for (int l = 0; l < pricing.cacheLevels; ++l) {
+      us += bytes * shm.shares[static_cast<std::size_t>(l)] * kUsPerByteAt1GBps / link.cacheGBps[static_cast<std::size_t>(l)];
+    }
+    return us;
+  }
+  double bandwidth = link.bandwidthGBps;
+  if (t.link == LinkClass::Intra && t.nvls) bandwidth *= pricing.nvlsFactor;
+  if (t.link == LinkClass::Intra && t.allPairs) bandwidth *= pricing.pcieAllPairsFactor;
+  if (t.link == LinkClass::Inter && t.allPairs) bandwidth *= pricing.interAllPairsFactor;
+  return t.bytes * kUsPerByteAt1GBps / bandwidth;
+}
+
+}  // namespace
+
+Pricing basePricing(const Cluster& c) {
+  Pricing p;
+  p.launchLatencyUs = c.gpu.launchLatencyUs;
+  p.intra.latencyUs = c.intra.latencyUs;
+  p.intra.bandwidthGBps = c.intra.bandwidthGBps * c.intra.efficiency;
+  if (c.intra.nvls) p.nvlsFactor = c.intra.nvlsEfficiency / c.intra.efficiency;
+  if (c.intra.kind == FabricKind::PCIe) {
+    // A ring crosses each switch's uplink once per direction; all-pairs traffic from the GPUs of
+    // one switch shares it.
+    const double port = c.intra.bandwidthGBps;
+    const double ringPath = std::min(port, c.intra.switchUplinkGBps);
+    p.intra.bandwidthGBps = ringPath * c.intra.efficiency;
+    const double shared = std::min(port, c.intra.switchUplinkGBps / c.intra.gpusPerSwitch);
+    p.pcieAllPairsFactor = c.gpusPerNode > c.intra.gpusPerSwitch ? shared / ringPath : 1.0;
+  }
+  if (c.nics.perNode > 0) {
+    p.inter.latencyUs = c.nics.latencyUs;
+    p.inter.bandwidthGBps = c.nics.perNode * c.nics.bandwidthGBps * c.nics.efficiency;
+    // A rail-optimized network keeps ring traffic on one rail switch; everything else (and every
+    // flow on a fat-tree) crosses the oversubscribed spine.
+    if (c.network.topology == NetworkTopology::FatTree) p.inter.bandwidthGBps /= c.network.oversubscription;
+    else p.interAllPairsFactor = 1.0 / c.network.oversubscription;
+  }
+  if (c.intra.kind == FabricKind::SharedMemory) {
+    p.sharedMemory = true;
+    p.cores = c.intra.cores;
+    p.intra.oversubscribedLatencyUs = c.intra.oversubscribedLatencyUs;
+    p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
+    for (int l = 0; l < p.cacheLevels; ++l) {
+      const CacheLevel& level = c.intra.caches[static_cast<std::size_t>(l)];
+      p.cacheBytes[static_cast<std::size_t>(l)] = level.bytes;
+      p.cachePerCore[static_cast<std::size_t>(l)] = level.perCore;
+      p.intra.cacheGBps[static_cast<std::size_t>(l)] = level.bandwidthGBps * c.intra.efficiency;
+    }
+    p.local = p.intra;  // one rank's own copies run on its core too
+    p.local.latencyUs = 0;
+    p.reduceGBps = c.intra.bandwidthGBps / 1.5;  // a reduction moves 3 bytes per output byte, a copy 2
+  } else {
+    p.local.bandwidthGBps = c.gpu.memoryBandwidthGBps / 2;  // a copy reads and writes each byte
+    p.reduceGBps = c.gpu.memoryBandwidthGBps / 3;
+  }
+  return p;
+}
+
+double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
+  const SharedMemoryView shm = pricing.sharedMemory ? sharedView(plan, shape, pricing) : SharedMemoryView{};
+  double total = pricing.launchLatencyUs;
+  for (int i = 0; i < plan.phaseCount; ++i) {
+    const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
+    double latency = 0;
+    double slowest = pricing.reduceGBps > 0 ? phase.reduceBytes * kUsPerByteAt1GBps / pricing.reduceGBps : 0.0;
+    for (int k = 0; k < phase.transferCount; ++k) {
+      const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
+      const LinkPrice& link = pricing.link(t.link);
+      latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs : 0.0));
+      slowest = std::max(slowest, bandwidthUs(t, shape, pricing, shm));
+    }
+    total += latency + slowest;
+  }
+  return total;
+}
+
+Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& pricing, LinkClass link) {
+  Features f;
+  const bool shared = pricing.sharedMemory && link != LinkClass::Inter;
+  const SharedMemoryView shm = shared ? sharedView(plan, shape, pricing) : SharedMemoryView{};
+  f.count = 3 + (shared ? pricing.cacheLevels : 0);
+  for (int i = 0; i < plan.phaseCount; ++i) {
+    const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
+    for (int k = 0; k < phase.transferCount; ++k) {
+      const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
+      f.x[0] += t.steps;
+      if (shm.oversubscribed) f.x[1] += t.steps;
+      if (!shared) {  // one bandwidth: bytes in units of the link's base bandwidth
+        double factor = 1;
+        if (t.link == LinkClass::Intra && t.nvls) factor = pricing.nvlsFactor;
+        if (t.link == LinkClass::Intra && t.allPairs) factor = pricing.pcieAllPairsFactor;
+        if (t.link == LinkClass::Inter && t.allPairs) factor = pricing.interAllPairsFactor;
+        f.x[2] += t.bytes / factor;
+        continue;
+      }
+      const double bytes = t.bytes * coreLoad(t, shape, pricing);
+      f.x[2] += bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)];
+      for (int l = 0; l < pricing.cacheLevels; ++l) f.x[static_cast<std::size_t>(3 + l)] += bytes * shm.shares[static_cast<std::size_t>(l)];
+    }
+  }
+  if (link == LinkClass::Local) f.x[0] = 1;  // a local copy has no steps: the first term is the launch latency
+  return f;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,56 @@
+#pragma once
+
+// Prices a plan on a cluster: each transfer pays its link's latency per step and its bytes at the
+// link's bandwidth; within a phase the links and the reduction run concurrently (the slowest
+// bounds the phase); phases run one after another; each call pays the launch latency once.
+
+#include <array>
+
+#include "sim/cluster.h"
+#include "sim/plan.h"
+
+namespace cclab::sim {
+
+// One link class's latency and bandwidth, as the cluster describes it or as calibrated.
+struct LinkPrice {
+  double latencyUs = 0;
+  double oversubscribedLatencyUs = 0;      // shared memory: extra per step when ranks outnumber cores
+  double bandwidthGBps = 0;                // effective (efficiency included); shared memory: one core from DRAM
+  std::array<double, 3> cacheGBps{};       // shared memory: per cache level of the cluster
+};
+
+struct Pricing {
+  LinkPrice local, intra, inter;
+  double reduceGBps = 0;      // reduction output rate of one device; 0: reductions are folded into the links
+  double launchLatencyUs = 0;
+  double nvlsFactor = 1;      // NVLS efficiency relative to the fabric's efficiency
+  double pcieAllPairsFactor = 1;  // PCIe: bandwidth left per GPU when all GPUs of a switch share its uplink
+  double interAllPairsFactor = 1; // oversubscribed network: bandwidth left for all-pairs traffic
+  // Shared memory.
+  bool sharedMemory = false;
+  int cores = 1;
+  std::array<double, 3> cacheBytes{};
+  std::array<bool, 3> cachePerCore{};
+  int cacheLevels = 0;
+
+  const LinkPrice& link(LinkClass c) const { return c == LinkClass::Local ? local : c == LinkClass::Intra ? intra : inter; }
+  LinkPrice& link(LinkClass c) { return c == LinkClass::Local ? local : c == LinkClass::Intra ? intra : inter; }
+};
+
+// The cluster's own numbers (before any calibration entry).
+Pricing basePricing(const Cluster& cluster);
+
+// Microseconds for a plan on a shape.
+double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
+
+// The least-squares features of a plan that uses one link class: time = features . coefficients,
+// with coefficients (latency per step, extra latency per oversubscribed step, microseconds per byte
+// at the link's bandwidth (shared memory: from DRAM), then per byte from each cache level).
+// Local plans (one rank) put the launch latency in the first coefficient.
+struct Features {
+  std::array<double, 5> x{};
+  int count = 0;
+};
+Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& pricing, LinkClass link);
+
+}  // namespace cclab::sim

@@ -1,0 +1,117 @@
+#include "sim/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+#include "sim/predictor.h"
+
+namespace cclab::sim {
+namespace {
+
+constexpr double kKiB = 1024, kMiB = 1024 * kKiB;
+
+struct Range {
+  const char* label;
+  double min, max;
+};
+constexpr Range kRanges[] = {
+    {"< 64 KiB", 0, 64 * kKiB},
+    {"64 KiB - 1 MiB", 64 * kKiB, kMiB},
+    {"1 MiB - 64 MiB", kMiB, 64 * kMiB},
+    {">= 64 MiB", 64 * kMiB, INFINITY},
+    {">= 64 KiB", 64 * kKiB, INFINITY},
+    {"all", 0, INFINITY},
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>& rows) {
+  ValidationReport report;
+  std::map<std::pair<int, int>, Predictor> predictors;
+  std::map<std::string, int> unpredicted;
+  for (const Measurement& m : rows) {
+    const results::Row& r = m.row;
+    if (r.timeUs <= 0) continue;
+    const Shape shape{r.nranks, m.nodes};
+    auto key = std::make_pair(shape.nodes, shape.perNode());
+    auto it = predictors.find(key);
+    if (it == predictors.end()) {
+      Cluster c = cluster;
+      reshape(c, shape.nodes, shape.perNode());
+      it = predictors.emplace(key, Predictor(c)).first;
+    }
+    Query q;
+    q.collective = r.collective;
+    q.bytes = static_cast<double>(r.sizeBytes);
+    q.ranks = shape.ranks;
+    q.nodes = shape.nodes;
+    q.inPlace = r.inPlace;
+    q.implementation = r.backend;
+    q.algo = r.algo;
+    Prediction p;
+    try {
+      p = it->second.predict(q);
+    } catch (const InputError&) {
+      // An algorithm the simulator does not model: stand in with its tuner's choice.
+      q.algo = "auto";
+      p = it->second.predict(q);
+      ++unpredicted[r.algo];
+    }
+    report.rows.push_back(ValidatedRow{&m, p.timeUs, p.algo, p.calibrated, (p.timeUs - r.timeUs) / r.timeUs * 100});
+  }
+  for (const auto& [algo, count] : unpredicted) {
+    report.notes.push_back(fmt::format("{} rows measured algorithm '{}', which the simulator does not model: predicted with auto", count, algo));
+  }
+  for (const Range& range : kRanges) {
+    std::vector<double> errors;
+    for (const auto& v : report.rows) {
+      const double size = static_cast<double>(v.measurement->row.sizeBytes);
+      if (size >= range.min && size < range.max) errors.push_back(std::abs(v.errorPct));
+    }
+    SizeRangeSummary s{range.label, range.min, range.max, static_cast<int>(errors.size()), 0, 0};
+    if (!errors.empty()) {
+      s.medianAbsPctError = median(errors);
+      s.maxAbsPctError = *std::max_element(errors.begin(), errors.end());
+    }
+    report.ranges.push_back(s);
+  }
+  return report;
+}
+
+results::Json toJson(const ValidationReport& report) {
+  results::Json rows = results::Json::array();
+  for (const auto& v : report.rows) {
+    const results::Row& r = v.measurement->row;
+    rows.push_back({{"source", v.measurement->source},
+                    {"backend", r.backend},
+                    {"algo", r.algo},
+                    {"collective", std::string(name(r.collective))},
+                    {"in_place", r.inPlace},
+                    {"nranks", r.nranks},
+                    {"nodes", v.measurement->nodes},
+                    {"size_bytes", r.sizeBytes},
+                    {"measured_time_us", r.timeUs},
+                    {"predicted_time_us", v.predictedUs},
+                    {"predicted_algo", v.algo},
+                    {"calibrated", v.calibrated},
+                    {"error_pct", v.errorPct}});
+  }
+  results::Json ranges = results::Json::array();
+  for (const auto& s : report.ranges) {
+    ranges.push_back({{"range", s.label}, {"rows", s.rows}, {"median_abs_pct_error", s.medianAbsPctError},
+                      {"max_abs_pct_error", s.maxAbsPctError}});
+  }
+  return {{"summary", ranges}, {"notes", report.notes}, {"rows", rows}};
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,42 @@
+#pragma once
+
+// Measured against predicted, row by row, with the error summarised by size range: how far to
+// trust a (calibrated) cluster description.
+
+#include <string>
+#include <vector>
+
+#include "sim/cluster.h"
+#include "sim/measurements.h"
+
+namespace cclab::sim {
+
+struct ValidatedRow {
+  const Measurement* measurement = nullptr;
+  double predictedUs = 0;
+  std::string algo;         // what the prediction priced
+  bool calibrated = false;
+  double errorPct = 0;      // (predicted - measured) / measured * 100
+};
+
+struct SizeRangeSummary {
+  std::string label;        // "64 KiB - 1 MiB"
+  double minBytes = 0, maxBytes = 0;  // [min, max)
+  int rows = 0;
+  double medianAbsPctError = 0;
+  double maxAbsPctError = 0;
+};
+
+struct ValidationReport {
+  std::vector<ValidatedRow> rows;
+  std::vector<SizeRangeSummary> ranges;  // the size ranges, then ">= 64 KiB" and "all"
+  std::vector<std::string> notes;
+};
+
+// Predicts every row on the cluster reshaped to the row's placement (ranks, nodes), with the
+// calibration of the row's implementation where the cluster holds one.
+ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>& rows);
+
+results::Json toJson(const ValidationReport& report);
+
+}  // namespace cclab::sim

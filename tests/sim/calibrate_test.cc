@@ -1,0 +1,123 @@
+// Calibration: it recovers parameters it should, it generalises to rank counts it did not see on
+// real measurements of this machine, and it reads nccl-tests logs.
+
+#include "sim/calibrate.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/predictor.h"
+#include "sim/validate.h"
+
+namespace cclab::sim {
+namespace {
+
+std::string repo(const std::string& path) { return std::string(CCLAB_SOURCE_DIR) + "/" + path; }
+
+// Rows "measured" by the model itself on a cluster whose numbers the test knows.
+std::vector<Measurement> synthetic(const Cluster& truth, Collective c, const std::string& algo, std::vector<int> ranks) {
+  std::vector<Measurement> rows;
+  for (int n : ranks) {
+    Cluster shaped = truth;
+    reshape(shaped, 1, n);
+    const Predictor predictor(shaped);
+    for (double bytes = 1024; bytes <= 256.0 * 1024 * 1024; bytes *= 4) {
+      Measurement m;
+      m.row.backend = "synthetic";
+      m.row.algo = algo;
+      m.row.collective = c;
+      m.row.nranks = n;
+      m.row.sizeBytes = static_cast<std::uint64_t>(bytes);
+      m.row.timeUs = predictor.predict(Query{c, algo, bytes, n, 1, false, ""}).timeUs;
+      rows.push_back(m);
+    }
+  }
+  return rows;
+}
+
+TEST(Calibrate, RecoversTheParametersOfAPortFabric) {
+  Cluster truth = loadCluster("dgx-h100");
+  truth.intra.latencyUs = 2.5;
+  truth.intra.bandwidthGBps = 300;
+  truth.intra.efficiency = 1;
+  const auto rows = synthetic(truth, Collective::AllGather, "ring", {2, 4, 8});
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), rows);
+  ASSERT_EQ(report.groups.size(), 1u);
+  EXPECT_NEAR(report.groups[0].latencyUs, 2.5, 1e-6);
+  EXPECT_NEAR(report.groups[0].bandwidthGBps, 300, 1e-6);
+  EXPECT_NEAR(report.groups[0].fit.r2, 1.0, 1e-9);
+  EXPECT_LT(report.groups[0].fit.maxAbsPctError, 1e-6);
+  // The pooled refit writes the link into the cluster description itself.
+  EXPECT_NEAR(report.fitted.intra.bandwidthGBps, 300, 1e-6);
+}
+
+TEST(Calibrate, RecoversSharedMemoryCachesAndOversubscription) {
+  Cluster truth = loadCluster("cpu-2core-amd-epyc");
+  truth.intra.latencyUs = 0.8;
+  truth.intra.oversubscribedLatencyUs = 7;
+  truth.intra.bandwidthGBps = 5;
+  truth.intra.efficiency = 1;
+  truth.intra.caches[0].bandwidthGBps = 12;
+  truth.intra.caches[1].bandwidthGBps = 8;
+  // all_gather: no reduction term to overlap, so time is exactly linear in the fitted terms.
+  const auto rows = synthetic(truth, Collective::AllGather, "ring", {2, 3, 4, 5});
+  const CalibrationReport report = calibrate(loadCluster("cpu-2core-amd-epyc"), rows);
+  ASSERT_EQ(report.groups.size(), 1u);
+  const Calibration& g = report.groups[0];
+  EXPECT_NEAR(g.latencyUs, 0.8, 1e-6);
+  EXPECT_NEAR(g.oversubscribedLatencyUs, 7, 1e-6);
+  EXPECT_NEAR(g.bandwidthGBps, 5, 1e-6);
+  ASSERT_EQ(g.cacheBandwidthGBps.size(), 2u);
+  EXPECT_NEAR(g.cacheBandwidthGBps[0], 12, 1e-4);
+  EXPECT_NEAR(g.cacheBandwidthGBps[1], 8, 1e-4);
+}
+
+// The target: measured on this machine (both backends, 2-5 ranks, results/cpu-2core-amd-epyc),
+// fit on 2 and 4 ranks, predict 3 and 5: sizes >= 64 KiB within 15% median absolute error.
+TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
+  const std::string dir = "results/cpu-2core-amd-epyc/";
+  const auto all = loadMeasurements({repo(dir + "sweep_np2.json"), repo(dir + "sweep_np3.json"), repo(dir + "sweep_np4.json"),
+                                     repo(dir + "sweep_np5.json")});
+  const CalibrationReport report = calibrate(loadCluster("cpu-2core-amd-epyc"), selectMeasurements(all, {2, 4}, 0));
+  EXPECT_EQ(report.groups.size(), 36u);  // 9 collectives x 2 backends x in/out of place
+  const ValidationReport heldOut = validate(report.fitted, selectMeasurements(all, {3, 5}, 0));
+  const SizeRangeSummary& target = heldOut.ranges[4];
+  ASSERT_EQ(target.label, ">= 64 KiB");
+  EXPECT_GT(target.rows, 300);
+  EXPECT_LT(target.medianAbsPctError, 15.0);
+  for (const auto& row : heldOut.rows) EXPECT_TRUE(row.calibrated);
+  // Uncalibrated, the preset is far off: calibration is what makes it predictive.
+  const ValidationReport raw = validate(loadCluster("cpu-2core-amd-epyc"), selectMeasurements(all, {3, 5}, 0));
+  EXPECT_GT(raw.ranges[4].medianAbsPctError, 2 * target.medianAbsPctError);
+}
+
+TEST(Calibrate, ReadsNcclTestsLogsAndJson) {
+  const std::string dir = std::string(CCLAB_TEST_DATA) + "/nccl-tests-h100/";
+  const auto rows = loadMeasurements({dir + "all_reduce.txt", dir + "all_gather.txt", dir + "all_reduce_perf.json"});
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), rows);
+  bool sawOutOfPlace = false;
+  for (const auto& g : report.groups) {
+    EXPECT_EQ(g.implementation, "nccl");
+    EXPECT_EQ(g.link, LinkClass::Local);  // one GPU: a local copy
+    if (!g.inPlace && g.collective == Collective::AllReduce) {
+      sawOutOfPlace = true;
+      EXPECT_GT(g.latencyUs, 4);           // the launch, measured 6-9 us
+      EXPECT_LT(g.latencyUs, 10);
+      EXPECT_GT(g.bandwidthGBps, 1200);    // copy rate: ~1.5 TB/s of algbw measured
+      EXPECT_LT(g.bandwidthGBps, 2000);
+      EXPECT_GT(g.fit.r2, 0.95);
+    }
+  }
+  EXPECT_TRUE(sawOutOfPlace);
+}
+
+TEST(Calibrate, TooFewRowsAreReportedNotFitted) {
+  const auto rows = synthetic(loadCluster("dgx-h100"), Collective::Broadcast, "chain", {4});
+  std::vector<Measurement> two(rows.begin(), rows.begin() + 2);
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), two);
+  EXPECT_TRUE(report.groups.empty());
+  ASSERT_FALSE(report.notes.empty());
+  EXPECT_NE(report.notes.back().find("too few"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cclab::sim

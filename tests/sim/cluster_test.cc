@@ -1,0 +1,166 @@
+#include "sim/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "collectives/errors.h"
+
+namespace cclab::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The message loadCluster throws for a file holding `text`, or "" when it loads.
+std::string errorFor(const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / ("cclab_cluster_test_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << text;
+  std::string message;
+  try {
+    loadCluster(path.string());
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  fs::remove(path);
+  return message;
+}
+
+// A valid cluster document to break one field at a time.
+Json minimal() {
+  return Json::parse(R"({
+    "name": "test", "nodes": 2, "gpus_per_node": 4,
+    "gpu": {"name": "g", "memory_bytes": 1e10, "memory_bandwidth_gbps": 1000, "source": "s"},
+    "intra_node": {"kind": "nvswitch", "bandwidth_gbps": 100, "latency_us": 1, "efficiency": 0.8, "source": "s"},
+    "nics": {"per_node": 4, "bandwidth_gbps": 25, "latency_us": 2, "source": "s"}
+  })");
+}
+
+TEST(Cluster, EveryPresetLoads) {
+  const std::vector<std::string> presets = presetNames();
+  for (const char* expected : {"dgx-a100", "dgx-h100", "h100-pcie-8", "workstation-4x-a40", "ethernet-100g", "cpu-2core-amd-epyc"}) {
+    EXPECT_NE(std::find(presets.begin(), presets.end(), expected), presets.end()) << expected;
+  }
+  for (const auto& name : presets) {
+    const Cluster c = loadCluster(name);
+    EXPECT_EQ(c.name, name);
+    EXPECT_GE(c.gpus(), 1);
+    EXPECT_GT(c.intra.bandwidthGBps, 0);
+    EXPECT_GT(c.gpu.memoryBytes, 0);
+  }
+}
+
+// Every number in a preset cites its public source: each object holding numbers has a "source"
+// string (the top level's cost has "cost_source"; shape fields need none).
+void expectSourced(const Json& object, const std::string& where) {
+  bool hasNumbers = false;
+  for (const auto& [key, value] : object.items()) {
+    if (value.is_object()) expectSourced(value, where + "." + key);
+    if (value.is_array()) {
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (value[i].is_object()) expectSourced(value[i], where + "." + key + "[" + std::to_string(i) + "]");
+      }
+    }
+    if (value.is_number() && where != "") hasNumbers = true;
+  }
+  if (hasNumbers) {
+    ASSERT_TRUE(object.contains("source") && object["source"].is_string()) << where << " has numbers but no source";
+    EXPECT_GT(object["source"].get<std::string>().size(), 10u) << where;
+  }
+}
+
+TEST(Cluster, EveryPresetNumberCitesASource) {
+  for (const auto& name : presetNames()) {
+    const Cluster c = loadCluster(name);
+    SCOPED_TRACE(name);
+    for (const auto& [key, value] : c.document.items()) {
+      if (value.is_object()) expectSourced(value, key);
+    }
+    if (c.costPerGpuHourUsd > 0) EXPECT_TRUE(c.document.contains("cost_source"));
+  }
+}
+
+TEST(Cluster, BadDescriptionsNameTheFieldAndProblem) {
+  EXPECT_NE(errorFor("{ nodes: 1").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(errorFor("[1, 2]").find("must be a JSON object"), std::string::npos);
+  Json j = minimal();
+  EXPECT_EQ(errorFor(j.dump()), "");
+  j["gpu"].erase("memory_bytes");
+  EXPECT_NE(errorFor(j.dump()).find("gpu.memory_bytes: missing"), std::string::npos);
+  j = minimal();
+  j["intra_node"]["bandwidth_gbps"] = -5;
+  EXPECT_NE(errorFor(j.dump()).find("intra_node.bandwidth_gbps: must be positive (got -5)"), std::string::npos);
+  j = minimal();
+  j["gpus_per_node"] = 0;
+  EXPECT_NE(errorFor(j.dump()).find("gpus_per_node: must be at least 1 (got 0)"), std::string::npos);
+  j = minimal();
+  j["nodes"] = 1.5;
+  EXPECT_NE(errorFor(j.dump()).find("nodes: expected a whole number"), std::string::npos);
+  j = minimal();
+  j["intra_node"]["kind"] = "infiniband";
+  EXPECT_NE(errorFor(j.dump()).find("intra_node.kind: unknown value 'infiniband' (valid: nvswitch, nvlink, pcie, shared_memory)"),
+            std::string::npos);
+  j = minimal();
+  j["intra_node"]["efficiency"] = 1.5;
+  EXPECT_NE(errorFor(j.dump()).find("intra_node.efficiency: must be in (0, 1]"), std::string::npos);
+  j = minimal();
+  j["intra_node"]["kind"] = "pcie";
+  j["intra_node"]["nvls"] = true;
+  EXPECT_NE(errorFor(j.dump()).find("intra_node.nvls: needs kind \"nvswitch\""), std::string::npos);
+  j = minimal();
+  j.erase("nics");
+  EXPECT_NE(errorFor(j.dump()).find("2 nodes need NICs"), std::string::npos);
+  j = minimal();
+  j["intra_node"]["bandwidth_gbps"] = "fast";
+  EXPECT_NE(errorFor(j.dump()).find("intra_node.bandwidth_gbps: expected a number, found \"fast\""), std::string::npos);
+  EXPECT_NE(errorFor(R"({"schema": "cclab-results", "schema_version": 1})").find("a results file, not a cluster"), std::string::npos);
+}
+
+TEST(Cluster, UnknownPresetListsThePresets) {
+  try {
+    loadCluster("dgx-z900");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown cluster preset 'dgx-z900'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("dgx-h100"), std::string::npos);
+  }
+  EXPECT_THROW(loadCluster("/nonexistent/cluster.json"), InputError);
+}
+
+TEST(Cluster, ReshapeFromOneTo16384Gpus) {
+  Cluster c = loadCluster("dgx-h100");
+  reshape(c, 2048, std::nullopt);
+  EXPECT_EQ(c.gpus(), 16384);
+  EXPECT_EQ(c.nics.perNode, 8);
+  reshape(c, 16, 1);
+  EXPECT_EQ(c.gpus(), 16);
+  EXPECT_EQ(c.nics.perNode, 1);  // NICs follow gpus_per_nic
+  EXPECT_THROW(reshape(c, 4097, 8), InputError);
+  EXPECT_THROW(reshape(c, 0, std::nullopt), InputError);
+  EXPECT_THROW(reshape(c, std::nullopt, 0), InputError);
+  Cluster ws = loadCluster("workstation-4x-a40");
+  EXPECT_THROW(reshape(ws, 2, std::nullopt), InputError);  // no NICs: one node only
+}
+
+TEST(Cluster, WritesBackWithSourcesAndCalibration) {
+  Cluster c = loadCluster("dgx-a100");
+  c.intra.latencyUs = 1.25;
+  Calibration entry;
+  entry.implementation = "nccl";
+  entry.collective = Collective::AllGather;
+  entry.algo = "ring";
+  entry.bandwidthGBps = 200;
+  entry.fit.rows = 12;
+  c.calibrations.push_back(entry);
+  const Json doc = toJson(c);
+  EXPECT_TRUE(doc["intra_node"].contains("source"));
+  const Cluster back = clusterFromJson(doc, "mem");
+  EXPECT_DOUBLE_EQ(back.intra.latencyUs, 1.25);
+  ASSERT_EQ(back.calibrations.size(), 1u);
+  EXPECT_EQ(back.calibrations[0].collective, Collective::AllGather);
+  EXPECT_DOUBLE_EQ(back.calibrations[0].bandwidthGBps, 200);
+  EXPECT_EQ(back.calibrations[0].fit.rows, 12);
+}
+
+}  // namespace
+}  // namespace cclab::sim

@@ -1,0 +1,156 @@
+// The collective cost models: published figures from uncalibrated presets, the bytes each
+// algorithm's plan moves, auto's choice, and the shapes the simulator must handle.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "collectives/errors.h"
+#include "sim/algorithms/algorithms.h"
+#include "sim/predictor.h"
+
+namespace cclab::sim {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+double busbwGBps(const std::string& preset, std::optional<int> nodes, std::optional<int> gpusPerNode, std::string_view algo,
+                 Collective c = Collective::AllReduce, double bytes = 8 * kGiB) {
+  Cluster cluster = loadCluster(preset);
+  reshape(cluster, nodes, gpusPerNode);
+  const Predictor predictor(cluster);
+  const Prediction p = predictor.predict(Query{c, algo, bytes, cluster.gpus(), cluster.nodes, false, ""});
+  return bytes / (p.timeUs * 1e-6) / 1e9 * busBandwidthFactor(c, cluster.gpus());
+}
+
+// shared/reference/published-busbw.md: large-message nccl-tests busbw, within 10%.
+TEST(Model, PresetsReproducePublishedBusBandwidth) {
+  struct Case {
+    const char* what;
+    double published;
+    double predicted;
+  };
+  const Case cases[] = {
+      {"8x A100 NVLink3, ring all_reduce (nccl-tests#149)", 230, busbwGBps("dgx-a100", {}, {}, "ring")},
+      {"8x H100 NVLink4, ring all_reduce (nccl-tests#212, nccl#1442)", 365, busbwGBps("dgx-h100", {}, {}, "ring")},
+      {"8x H100 NVLS all_reduce (nccl-tests#212, nccl#1455)", 480, busbwGBps("dgx-h100", {}, {}, "nvls")},
+      {"one NDR 400 Gb/s NIC per node, ring across 16 nodes (nccl-tests#290)", 48, busbwGBps("dgx-h100", 16, 1, "ring")},
+      {"one HDR 200 Gb/s NIC per node, ring across 16 nodes (nccl-tests#119)", 24, busbwGBps("dgx-a100", 16, 1, "ring")},
+      {"2 DGX A100 nodes, 8 HDR NICs each (nccl#1576)", 192, busbwGBps("dgx-a100", 2, {}, "ring")},
+  };
+  for (const Case& c : cases) {
+    EXPECT_NEAR(c.predicted, c.published, 0.10 * c.published) << c.what << ": predicted " << c.predicted;
+  }
+}
+
+// The plans move the bytes docs/simulator.md tabulates.
+TEST(Model, PlansMoveTheTabulatedBytes) {
+  const double s = 1 << 20;
+  for (int n : {2, 3, 8, 16}) {
+    const double f = (n - 1.0) / n;
+    Plan ring;
+    ASSERT_TRUE(planRing(Collective::AllReduce, Shape{n, 1}, s, ring));
+    EXPECT_DOUBLE_EQ(ring.phases[0].transfers[0].bytes, 2 * f * s);
+    EXPECT_DOUBLE_EQ(ring.phases[0].transfers[0].steps, 2.0 * (n - 1));
+    EXPECT_DOUBLE_EQ(ring.phases[0].reduceBytes, f * s);
+    Plan ag;
+    ASSERT_TRUE(planRing(Collective::AllGather, Shape{n, 1}, s, ag));
+    EXPECT_DOUBLE_EQ(ag.phases[0].transfers[0].bytes, f * s);
+    Plan a2a;
+    ASSERT_TRUE(planPairwise(Collective::AllToAll, Shape{n, 1}, s, a2a));
+    EXPECT_DOUBLE_EQ(a2a.phases[0].transfers[0].bytes, f * s);
+    Plan rhd;
+    ASSERT_TRUE(planRhd(Collective::AllReduce, Shape{n, 1}, s, rhd));
+    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].steps, 2 * log2Ceil(n) + (isPowerOfTwo(n) ? 0 : 2));
+  }
+  // Across 4 nodes of 8: a ring's bytes leave each node once per rank's worth (through all NICs).
+  Plan ring;
+  planRing(Collective::AllReduce, Shape{32, 4}, s, ring);
+  EXPECT_EQ(ring.phases[0].transferCount, 2);
+  EXPECT_DOUBLE_EQ(ring.phases[0].transfers[1].bytes, 2 * 31.0 / 32 * s);
+  EXPECT_DOUBLE_EQ(ring.phases[0].transfers[1].steps, 2.0 * 3);
+  // Hierarchical: intra reduce-scatter, inter all-reduce of the shards, intra all-gather.
+  Plan hier;
+  planHier(Collective::AllReduce, Shape{32, 4}, s, hier);
+  EXPECT_EQ(hier.phaseCount, 3);
+  EXPECT_DOUBLE_EQ(hier.phases[1].transfers[0].bytes, 2 * 3.0 / 4 * s);
+  // NVLS inside one node: about S through each port whatever n is.
+  Plan nvls;
+  planNvls(Collective::AllReduce, Shape{8, 1}, s, nvls);
+  EXPECT_DOUBLE_EQ(nvls.phases[0].transfers[0].bytes, s);
+  EXPECT_TRUE(nvls.phases[0].transfers[0].nvls);
+}
+
+TEST(Model, RingBusBandwidthIsTheLinkAtAnyRankCount) {
+  // busbw normalises away n: a ring on NVSwitch reaches the same busbw at 2 and at 8 GPUs.
+  const double at2 = busbwGBps("dgx-h100", {}, 2, "ring");
+  const double at8 = busbwGBps("dgx-h100", {}, 8, "ring");
+  EXPECT_NEAR(at2, at8, 0.01 * at8);
+  EXPECT_NEAR(at8, 450 * 0.81, 0.01 * at8);
+}
+
+TEST(Model, AutoPicksTheCheapestAndSaysWhich) {
+  Cluster cluster = loadCluster("dgx-a100");
+  reshape(cluster, 16, std::nullopt);
+  const Predictor predictor(cluster);
+  std::set<std::string> picked;
+  for (double bytes = 8; bytes <= 4 * kGiB; bytes *= 8) {
+    const Prediction best = predictor.predict(Query{Collective::AllReduce, "auto", bytes, 128, 16, false, ""});
+    picked.insert(best.algo);
+    for (auto algo : predictor.candidates(Collective::AllReduce)) {
+      const Prediction p = predictor.predict(Query{Collective::AllReduce, algo, bytes, 128, 16, false, ""});
+      EXPECT_LE(best.timeUs, p.timeUs + 1e-9) << bytes << " bytes: auto picked " << best.algo << " but " << algo << " is faster";
+    }
+  }
+  // Latency-optimal algorithms for small messages, bandwidth-optimal ones for large.
+  EXPECT_GE(picked.size(), 2u);
+  const std::string small = predictor.predict(Query{Collective::AllReduce, "auto", 8, 128, 16, false, ""}).algo;
+  const std::string large = predictor.predict(Query{Collective::AllReduce, "auto", 4 * kGiB, 128, 16, false, ""}).algo;
+  EXPECT_TRUE(small == "tree" || small == "rd") << small;
+  EXPECT_TRUE(large == "ring" || large == "rhd" || large == "hier") << large;
+}
+
+TEST(Model, AlgorithmNamesMatchCclabAndErrorsAreClear) {
+  const Predictor predictor(loadCluster("dgx-a100"));
+  EXPECT_EQ(predictor.resolve(Collective::Broadcast, "ring"), "chain");  // ccbench's ring family
+  EXPECT_EQ(predictor.resolve(Collective::AllToAll, "ring"), "pairwise");
+  EXPECT_EQ(predictor.resolve(Collective::Reduce, "ring"), "ring");
+  EXPECT_EQ(predictor.resolve(Collective::Gather, "ring"), "linear");
+  EXPECT_THROW(predictor.resolve(Collective::AllReduce, "magic"), InputError);
+  EXPECT_THROW(predictor.resolve(Collective::Broadcast, "bruck"), InputError);
+  try {
+    predictor.resolve(Collective::AllReduce, "nvls");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs NVLink SHARP"), std::string::npos);
+  }
+  EXPECT_THROW(predictor.predict(Query{Collective::AllReduce, "ring", 8, 4, 8, false, ""}), InputError);  // nodes > ranks
+}
+
+TEST(Model, EveryCollectiveAtEveryScale) {
+  for (const auto& preset : presetNames()) {
+    Cluster cluster = loadCluster(preset);
+    if (cluster.nics.perNode > 0) reshape(cluster, 16384 / cluster.gpusPerNode, std::nullopt);
+    const Predictor predictor(cluster);
+    for (Collective c : allCollectives()) {
+      double previous = 0;
+      for (double bytes = 1024; bytes <= kGiB; bytes *= 32) {
+        const Prediction p = predictor.predict(Query{c, "auto", bytes, cluster.gpus(), cluster.nodes, false, ""});
+        EXPECT_TRUE(std::isfinite(p.timeUs) && p.timeUs > 0) << preset << " " << name(c);
+        EXPECT_GE(p.timeUs, previous) << preset << " " << name(c) << " " << bytes;  // more bytes never cost less
+        previous = p.timeUs;
+      }
+    }
+  }
+}
+
+TEST(Model, OneRankCopiesOutOfPlaceAndNothingInPlace) {
+  const Predictor predictor(loadCluster("dgx-h100"));
+  const Prediction out = predictor.predict(Query{Collective::AllReduce, "ring", kGiB, 1, 1, false, ""});
+  const Prediction in = predictor.predict(Query{Collective::AllReduce, "ring", kGiB, 1, 1, true, ""});
+  EXPECT_NEAR(out.timeUs, 6.0 + kGiB / (3350e9 / 2) * 1e6, 1.0);  // launch + a copy at half the HBM rate
+  EXPECT_DOUBLE_EQ(in.timeUs, 6.0);
+}
+
+}  // namespace
+}  // namespace cclab::sim
