@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: build cclab, then benchmark all_reduce from 8 B to 64 MiB with the MPI library's
-# own collective and cclab's ring side by side, one rank per core, and write the results file.
+# own collective and cclab's ring side by side, one rank per core, and write the results file;
+# then calibrate the simulator's description of this machine from it, and predict a GPU cluster.
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cclab_build
 
@@ -9,3 +10,13 @@ out="results/local/$(hostname)-all_reduce.json"
 mkdir -p results/local
 echo "== mpirun -np $ranks ccbench all_reduce -b 8 -e 64M -f 2 --backend mpi,cclab -J $out"
 mpirun -np "$ranks" build/bench/ccbench all_reduce -b 8 -e 64M -f 2 --backend mpi,cclab -J "$out"
+
+echo
+echo "== ccsim calibrate: fit this machine's description to what was just measured"
+fitted="results/local/$(hostname)-fitted.json"
+if ! build/sim/ccsim calibrate "$out" -o "$fitted"; then
+  echo "(no preset describes this machine; see docs/simulator.md to write one)"
+fi
+echo
+echo "== ccsim collective: the same sweep predicted on 4 DGX H100 nodes (32 GPUs)"
+build/sim/ccsim collective all_reduce --cluster dgx-h100 --nodes 4 -b 8 -e 64M -f 8

@@ -139,7 +139,7 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
   report.fitted.calibrations.clear();
 
   // 1. Turn every row into a sample: plan the algorithm it measured on its shape.
-  std::map<std::pair<int, int>, Predictor> predictors;  // per (nodes, ranks per node)
+  PredictorsByShape predictors(base);
   std::map<GroupKey, std::vector<Sample>> groups;
   std::map<GroupKey, LinkClass> groupLinks;
   std::map<std::string, int> skipped;
@@ -150,14 +150,7 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
       continue;
     }
     const Shape shape{r.nranks, m.nodes};
-    auto key = std::make_pair(shape.nodes, shape.perNode());
-    auto it = predictors.find(key);
-    if (it == predictors.end()) {
-      Cluster c = base;
-      reshape(c, shape.nodes, shape.perNode());
-      it = predictors.emplace(key, Predictor(c)).first;
-    }
-    const Predictor& predictor = it->second;
+    const Predictor& predictor = predictors.forShape(shape);
     std::string algo;
     try {
       algo = predictor.resolve(r.collective, isLibraryChoice(r.algo) ? std::string_view("ring") : std::string_view(r.algo));

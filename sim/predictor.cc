@@ -22,6 +22,17 @@ double workingSet(Collective collective, double bytes, int ranks, bool inPlace) 
 
 }  // namespace
 
+const Predictor& PredictorsByShape::forShape(const Shape& shape) {
+  const auto key = std::make_pair(shape.nodes, shape.perNode());
+  auto it = byShape_.find(key);
+  if (it == byShape_.end()) {
+    Cluster reshaped = cluster_;
+    reshape(reshaped, shape.nodes, shape.perNode());
+    it = byShape_.emplace(key, Predictor(reshaped)).first;
+  }
+  return it->second;
+}
+
 bool isLibraryChoice(std::string_view algo) { return algo == "native" || algo == "auto"; }
 
 Predictor::Predictor(const Cluster& cluster) : cluster_(cluster), base_(basePricing(cluster)) {}

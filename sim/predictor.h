@@ -4,6 +4,7 @@
 // ring family, `auto` or a library's `native` choice), plans it, applies the calibration fitted
 // for that implementation and algorithm if the cluster holds one, and prices it.
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,18 @@ class Predictor {
 
   Cluster cluster_;
   Pricing base_;
+};
+
+// Predictors for one cluster reshaped to each placement measured rows ran on (for calibration
+// and validation, which see many rank counts).
+class PredictorsByShape {
+ public:
+  explicit PredictorsByShape(const Cluster& cluster) : cluster_(cluster) {}
+  const Predictor& forShape(const Shape& shape);
+
+ private:
+  const Cluster& cluster_;
+  std::map<std::pair<int, int>, Predictor> byShape_;  // (nodes, ranks per node)
 };
 
 // Library-chosen algorithms in results files: "native" (an MPI library) and "auto" (NCCL).

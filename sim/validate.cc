@@ -37,19 +37,13 @@ double median(std::vector<double> v) {
 
 ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>& rows) {
   ValidationReport report;
-  std::map<std::pair<int, int>, Predictor> predictors;
+  PredictorsByShape predictors(cluster);
   std::map<std::string, int> unpredicted;
   for (const Measurement& m : rows) {
     const results::Row& r = m.row;
     if (r.timeUs <= 0) continue;
     const Shape shape{r.nranks, m.nodes};
-    auto key = std::make_pair(shape.nodes, shape.perNode());
-    auto it = predictors.find(key);
-    if (it == predictors.end()) {
-      Cluster c = cluster;
-      reshape(c, shape.nodes, shape.perNode());
-      it = predictors.emplace(key, Predictor(c)).first;
-    }
+    const Predictor& predictor = predictors.forShape(shape);
     Query q;
     q.collective = r.collective;
     q.bytes = static_cast<double>(r.sizeBytes);
@@ -60,11 +54,11 @@ ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>
     q.algo = r.algo;
     Prediction p;
     try {
-      p = it->second.predict(q);
+      p = predictor.predict(q);
     } catch (const InputError&) {
       // An algorithm the simulator does not model: stand in with its tuner's choice.
       q.algo = "auto";
-      p = it->second.predict(q);
+      p = predictor.predict(q);
       ++unpredicted[r.algo];
     }
     report.rows.push_back(ValidatedRow{&m, p.timeUs, p.algo, p.calibrated, (p.timeUs - r.timeUs) / r.timeUs * 100});

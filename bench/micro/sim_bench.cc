@@ -5,6 +5,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
+
 #include "sim/predictor.h"
 
 namespace {
@@ -25,25 +27,14 @@ Predictor& predictor(const char* preset, int nodes) {
   return it->second;
 }
 
-// One algorithm, sizes from 8 B to 8 GiB in turn.
-void BM_PredictRing(benchmark::State& state) {
+// One all_reduce prediction after another, sizes from 8 B to 8 GiB in turn: with one algorithm
+// ("ring"), or with "auto" pricing every applicable algorithm and keeping the cheapest.
+void BM_Predict(benchmark::State& state, const char* algo) {
   const Predictor& p = predictor("dgx-h100", static_cast<int>(state.range(0)));
   const int ranks = p.cluster().gpus(), nodes = p.cluster().nodes;
   double bytes = 8;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(Query{Collective::AllReduce, "ring", bytes, ranks, nodes, false, ""}));
-    bytes = bytes > 8e9 ? 8 : bytes * 2;
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-
-// auto: every applicable algorithm priced, the cheapest kept.
-void BM_PredictAuto(benchmark::State& state) {
-  const Predictor& p = predictor("dgx-h100", static_cast<int>(state.range(0)));
-  const int ranks = p.cluster().gpus(), nodes = p.cluster().nodes;
-  double bytes = 8;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(Query{Collective::AllReduce, "auto", bytes, ranks, nodes, false, ""}));
+    benchmark::DoNotOptimize(p.predict(Query{Collective::AllReduce, algo, bytes, ranks, nodes, false, ""}));
     bytes = bytes > 8e9 ? 8 : bytes * 2;
   }
   state.SetItemsProcessed(state.iterations());
@@ -61,8 +52,8 @@ void BM_PredictEveryCollective(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-BENCHMARK(BM_PredictRing)->Arg(1)->Arg(2048);
-BENCHMARK(BM_PredictAuto)->Arg(1)->Arg(2048);
+BENCHMARK_CAPTURE(BM_Predict, ring, "ring")->Arg(1)->Arg(2048);
+BENCHMARK_CAPTURE(BM_Predict, auto, "auto")->Arg(1)->Arg(2048);
 BENCHMARK(BM_PredictEveryCollective);
 
 }  // namespace

@@ -1,7 +1,6 @@
 // ccsim collective: a predicted sweep, printed exactly as ccbench prints a measured one.
 
 #include <cstdio>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -58,7 +57,11 @@ int run(const CollectiveOptions& o) {
   if (!o.csvPath.empty()) results::checkWritable(o.csvPath);
 
   results::ResultsFile file;
-  std::map<std::string, std::vector<std::uint64_t>> picked;  // auto: algorithm -> sizes
+  struct Run {
+    std::string algo;
+    std::uint64_t first, last;
+  };
+  std::vector<Run> picked;  // auto: runs of consecutive sizes with the same algorithm
   for (std::size_t bytes : sweepSizes(sweep)) {
     const std::size_t count = countForBytes(collective, bytes, dtype, ranks);
     const std::uint64_t size = bytesForCount(collective, count, dtype, ranks);
@@ -79,7 +82,10 @@ int run(const CollectiveOptions& o) {
       row.timeUs = p.timeUs;
       row.algbwGBps = results::algorithmBandwidthGBps(size, p.timeUs);
       row.busbwGBps = results::busBandwidthGBps(collective, ranks, size, p.timeUs);
-      if (!inPlace) picked[p.algo].push_back(size);
+      if (!inPlace) {
+        if (picked.empty() || picked.back().algo != p.algo) picked.push_back({p.algo, size, size});
+        picked.back().last = size;
+      }
       file.rows.push_back(row);
     }
   }
@@ -106,7 +112,11 @@ int run(const CollectiveOptions& o) {
   text += fmt::format("# Avg bus bandwidth    : {:g} \n", file.rows.empty() ? 0.0 : busbw / static_cast<double>(file.rows.size()));
   if (o.algo == "auto") {
     text += "# auto picked (out of place):";
-    for (const auto& [algo, sizes] : picked) text += fmt::format(" {} for {} size{};", algo, sizes.size(), sizes.size() == 1 ? "" : "s");
+    for (std::size_t i = 0; i < picked.size(); ++i) {
+      const Run& r = picked[i];
+      const std::string sizes = r.first == r.last ? describeBytes(r.first) : describeBytes(r.first) + " - " + describeBytes(r.last);
+      text += fmt::format("{} {} for {}", i == 0 ? "" : ";", r.algo, sizes);
+    }
     text += "\n";
   }
   text += fmt::format("#\n# Collective test concluded: {}_perf\n#\n", name(collective));

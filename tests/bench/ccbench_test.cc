@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "bench/results/text_format.h"
+#include "tests/command.h"
 #include "bench/results/results.h"
 
 namespace cclab {
@@ -22,18 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exitCode;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::Outcome;
+using testing::runCommand;
 
 class Ccbench : public ::testing::Test {
  protected:
@@ -46,9 +37,7 @@ class Ccbench : public ::testing::Test {
   // Runs `ccbench <args>` on `ranks` ranks (0: without mpirun, a singleton).
   Outcome ccbench(int ranks, const std::string& args) {
     const std::string launcher = ranks > 0 ? std::string(MPIEXEC) + " -np " + std::to_string(ranks) + " " : "";
-    const std::string command = launcher + CCBENCH + " " + args + " >" + (dir_ / "out").string() + " 2>" + (dir_ / "err").string();
-    const int status = std::system(command.c_str());
-    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(dir_ / "out"), slurp(dir_ / "err")};
+    return runCommand(launcher + CCBENCH + " " + args, dir_);
   }
   fs::path dir_;
 };

@@ -87,7 +87,7 @@ TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
   for (const auto& row : heldOut.rows) EXPECT_TRUE(row.calibrated);
   // Uncalibrated, the preset is far off: calibration is what makes it predictive.
   const ValidationReport raw = validate(loadCluster("cpu-2core-amd-epyc"), selectMeasurements(all, {3, 5}, 0));
-  EXPECT_GT(raw.ranges[4].medianAbsPctError, 2 * target.medianAbsPctError);
+  EXPECT_GT(raw.ranges[4].medianAbsPctError, 1.5 * target.medianAbsPctError);
 }
 
 TEST(Calibrate, ReadsNcclTestsLogsAndJson) {

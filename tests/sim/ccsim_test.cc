@@ -12,23 +12,16 @@
 #include <sstream>
 
 #include "bench/results/results.h"
+#include "tests/command.h"
 
 namespace cclab {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exitCode;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::Outcome;
+using testing::runCommand;
+using testing::slurp;
 
 class Ccsim : public ::testing::Test {
  protected:
@@ -37,11 +30,7 @@ class Ccsim : public ::testing::Test {
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
-  Outcome ccsim(const std::string& args) {
-    const std::string cmd = std::string(CCSIM) + " " + args + " >" + (dir_ / "out").string() + " 2>" + (dir_ / "err").string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
-  }
+  Outcome ccsim(const std::string& args) { return runCommand(std::string(CCSIM) + " " + args, dir_); }
   std::string file(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
     return (dir_ / name).string();
