@@ -1,5 +1,6 @@
-// ccsim: the analytic simulator. `ccsim collective` predicts, `ccsim calibrate` fits a cluster to
-// measurements, `ccsim validate` compares them. See docs/simulator.md.
+// ccsim: the analytic simulator. `ccsim collective` predicts collectives, `ccsim calibrate` fits a
+// cluster to measurements, `ccsim validate` compares them, `ccsim train` predicts a training run's
+// memory and step time, `ccsim plan` searches layouts. See docs/simulator.md.
 //
 // Exit codes: 0 success, 2 bad input (one line on stderr naming the file, field or flag).
 
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
     commands.emplace_back(app.get_subcommand("calibrate"), calibrate);
     auto validate = cclab::sim::cli::addValidateCommand(app);
     commands.emplace_back(app.get_subcommand("validate"), validate);
+    auto train = cclab::sim::cli::addTrainCommand(app);
+    commands.emplace_back(app.get_subcommand("train"), train);
     // Name an unknown command rather than CLI11's "A subcommand is required".
     const std::string first = argc > 1 ? argv[1] : "";
     std::string known;

@@ -75,6 +75,19 @@ GpuSpec readGpu(const JsonReader& in) {
   gpu.memoryBytes = in.positive("memory_bytes");
   gpu.memoryBandwidthGBps = in.positive("memory_bandwidth_gbps");
   gpu.launchLatencyUs = in.positive("launch_latency_us", 0.0, true);
+  if (in.has("gemm_efficiency")) {
+    const Json& curve = in.required("gemm_efficiency");
+    if (!curve.is_array() || curve.empty()) in.fail("gemm_efficiency", "expected a list of {\"dim\", \"efficiency\"} points");
+    for (std::size_t i = 0; i < curve.size(); ++i) {
+      const JsonReader point(curve[i], in.source(), in.path(fmt::format("gemm_efficiency[{}]", i)));
+      const double dim = point.positive("dim"), efficiency = point.positive("efficiency");
+      if (efficiency > 1) point.fail("efficiency", fmt::format("must be in (0, 1] (got {})", efficiency));
+      if (!gpu.gemmEfficiency.empty() && dim <= gpu.gemmEfficiency.back().first) point.fail("dim", "points must grow in dim");
+      gpu.gemmEfficiency.emplace_back(dim, efficiency);
+    }
+  }
+  gpu.flashAttentionEfficiency = fraction(in, "flash_attention_efficiency", 0.0);
+  gpu.memoryEfficiency = fraction(in, "memory_efficiency", 0.0);
   return gpu;
 }
 

@@ -24,6 +24,12 @@ struct GpuSpec {
   double memoryBytes = 0;
   double memoryBandwidthGBps = 0;
   double launchLatencyUs = 0;  // fixed cost of one collective call (kernel launch, library overhead)
+  // What training kernels achieve (training models): the fraction of peak a GEMM reaches by its
+  // smallest dimension (interpolated between points), a fused (flash) attention kernel's fraction
+  // of peak, and memory-bound kernels' fraction of the memory bandwidth.
+  std::vector<std::pair<double, double>> gemmEfficiency;  // (smallest dimension, fraction of peak)
+  double flashAttentionEfficiency = 0;
+  double memoryEfficiency = 0;
 };
 
 enum class FabricKind { NVSwitch, NVLink, PCIe, SharedMemory };

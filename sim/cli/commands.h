@@ -16,6 +16,8 @@ using Run = std::function<int()>;
 Run addCollectiveCommand(CLI::App& app, const std::vector<std::string>& argv);
 Run addCalibrateCommand(CLI::App& app);
 Run addValidateCommand(CLI::App& app);
+Run addTrainCommand(CLI::App& app);
+Run addPlanCommand(CLI::App& app);
 
 // "2,4" -> {2, 4}; throws InputError naming the flag.
 std::vector<int> parseRankList(const std::string& text, const std::string& flag);

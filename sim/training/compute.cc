@@ -1,0 +1,127 @@
+#include "sim/training/compute.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+#include "sim/training/memory.h"
+
+namespace cclab::sim {
+namespace {
+
+// Forward FLOPs per token of one layer's matrix multiplies (2 per weight), and of attention's two
+// batched products (QK^T and AV: 2 x 2 x s x h per token, the full square as Megatron counts it).
+double layerGemmFlopsPerToken(const ModelCard& m) {
+  const double h = m.hidden, kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate;
+  return 2 * (2 * h * h + 2 * h * kv + (m.gatedMlp ? 3 : 2) * h * i);
+}
+double attentionFlopsPerToken(const ModelCard& m, double seq) { return 4 * seq * m.hidden; }
+double logitsFlopsPerToken(const ModelCard& m) { return 2.0 * m.hidden * m.vocab; }
+
+}  // namespace
+
+double megatronFlopsPerStep(double b, double s, double l, double h, double v) {
+  return 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
+}
+
+TrainingFlops trainingFlops(const ModelCard& m, const TrainConfig& c) {
+  TrainingFlops f;
+  const double samples = c.globalBatch;
+  if (m.architecture == Architecture::Given) {
+    f.modelPerStep = 3 * m.givenForwardFlopsPerSample * samples;
+    f.hardwarePerStep = f.modelPerStep;
+    return f;
+  }
+  const double tokens = samples * c.seq;
+  const double layerForward = layerGemmFlopsPerToken(m) + attentionFlopsPerToken(m, c.seq);
+  const double forward = m.layers * layerForward + logitsFlopsPerToken(m);
+  f.modelPerStep = 3 * forward * tokens;  // backward costs twice the forward
+  double recomputed = 0;
+  if (c.recompute == Recompute::Full) recomputed = m.layers * layerForward;
+  if (c.recompute == Recompute::Selective) recomputed = m.layers * attentionFlopsPerToken(m, c.seq);
+  f.hardwarePerStep = f.modelPerStep + recomputed * tokens;
+  return f;
+}
+
+double peakFlops(const Cluster& cluster, Precision precision) {
+  const auto& peaks = cluster.gpu.peakTflops;
+  static const std::vector<std::string> kMixed = {"bf16", "fp16"}, kFp32 = {"fp32"};
+  for (const std::string& key : precision == Precision::Mixed ? kMixed : kFp32) {
+    if (auto it = peaks.find(key); it != peaks.end()) return it->second * 1e12;
+  }
+  throw InputError(fmt::format("cluster '{}': gpu.peak_tflops gives no {} peak, which training needs", cluster.name,
+                               precision == Precision::Mixed ? "bf16/fp16" : "fp32"));
+}
+
+double gemmEfficiency(const Cluster& cluster, double dim) {
+  const auto& curve = cluster.gpu.gemmEfficiency;
+  if (curve.empty()) return 0.7;  // no curve in the description: a middling constant
+  if (dim <= curve.front().first) return curve.front().second * dim / curve.front().first;
+  if (dim >= curve.back().first) return curve.back().second;
+  for (std::size_t k = 1; k < curve.size(); ++k) {
+    if (dim <= curve[k].first) {  // interpolate in log2(dim)
+      const double x = std::log2(dim / curve[k - 1].first) / std::log2(curve[k].first / curve[k - 1].first);
+      return curve[k - 1].second + x * (curve[k].second - curve[k - 1].second);
+    }
+  }
+  return curve.back().second;
+}
+
+MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
+  const double peak = peakFlops(cluster, c.precision);
+  const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * (cluster.gpu.memoryEfficiency > 0 ? cluster.gpu.memoryEfficiency : 0.8);
+  MicroBatchCompute t;
+  if (m.architecture == Architecture::Given) {
+    const double forward = m.givenForwardFlopsPerSample * c.microBatch / (peak * gemmEfficiency(cluster, 1024));
+    t.forward = forward;
+    t.backward = 2 * forward;
+    return t;
+  }
+  const double tokens = static_cast<double>(c.microBatch) * c.seq;
+  const double h = m.hidden, kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate, tp = c.tp;
+  auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * gemmEfficiency(cluster, std::min(k, n))); };
+
+  // One layer's forward on one tensor-parallel rank.
+  const double projections = gemm(h, (h + 2 * kv) / tp) + gemm(h / tp, h) + gemm(h, (m.gatedMlp ? 2 : 1) * i / tp) + gemm(i / tp, h);
+  const bool causal = m.architecture == Architecture::Decoder;
+  const double attentionFlops = attentionFlopsPerToken(m, c.seq) * tokens / tp;
+  double attention;
+  if (c.flashAttention) {
+    const double efficiency = cluster.gpu.flashAttentionEfficiency > 0 ? cluster.gpu.flashAttentionEfficiency : 0.5;
+    attention = attentionFlops * (causal ? 0.5 : 1.0) / (peak * efficiency);  // a fused kernel skips masked tiles
+  } else {
+    // Batched GEMMs QK^T and AV: (s x d)(d x s) per head, with d the head dimension. Their large
+    // s x s outputs make them memory-bound rather than tile-bound, so they are priced by roofline:
+    // the slower of their FLOPs at a large GEMM's efficiency and their bytes (inputs and the
+    // 16-bit scores) at the memory bandwidth. Then the scores go through scale/mask, softmax and
+    // dropout in memory (16-bit, read and written by each: about 12 bytes per score).
+    const double scores = static_cast<double>(m.heads) / tp * c.seq * tokens;
+    const double gemmBytes = 2 * (2 * scores + 4.0 * tokens * m.hidden / tp);  // scores written and read, Q K V in
+    attention = std::max(attentionFlops / (peak * gemmEfficiency(cluster, c.seq)), gemmBytes / memoryBandwidth) +
+                scores * 12 / memoryBandwidth;
+  }
+  // Element-wise kernels read and write about what the layer stores for backward (Korthikanti's
+  // accounting without the scores): twice those bytes.
+  TrainConfig stored = c;
+  stored.recompute = Recompute::None;
+  stored.flashAttention = true;
+  const double elementwise = 2 * activationBytesPerLayer(m, stored) / memoryBandwidth;
+  const double layerForward = projections + attention + elementwise;
+
+  // The slowest stage: its layers, and on the last stage the output logits with their softmax
+  // and loss (a GEMM against the vocabulary and ~12 bytes of memory traffic per logit).
+  const double layers = static_cast<double>(m.layers) / c.pp;
+  const double logits = gemm(h, m.vocab / tp) + tokens * m.vocab / tp * 12 / memoryBandwidth;
+  t.forward = layers * layerForward + logits;
+  // Backward: twice the forward's GEMMs (input and weight gradients); a fused attention
+  // recomputes its scores (2.5x its forward); element-wise kernels about twice.
+  const double attentionBackward = c.flashAttention ? 2.5 * attention : 2 * attention;
+  t.backward = layers * (2 * projections + attentionBackward + 2 * elementwise) + 2 * logits;
+  if (c.recompute == Recompute::Full) t.recompute = layers * layerForward;
+  if (c.recompute == Recompute::Selective && !c.flashAttention) t.recompute = layers * attention;
+  return t;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,40 @@
+#pragma once
+
+// FLOPs and compute time of training (docs/simulator.md, "Training compute"). FLOPs count every
+// matrix multiply: 6 per parameter per token for forward + backward plus attention, as
+// Megatron-LM counts them. Time prices each kernel on the GPU: GEMMs at the peak times the
+// efficiency their smallest dimension reaches (tensor parallelism makes matrices smaller),
+// attention fused (flash) or as batched GEMMs plus a memory-bound softmax, and the element-wise
+// work (norms, activations, dropout, residuals) at the memory bandwidth.
+
+#include "sim/cluster.h"
+#include "sim/training/model_card.h"
+#include "sim/training/train_config.h"
+
+namespace cclab::sim {
+
+struct TrainingFlops {
+  double modelPerStep = 0;     // forward + backward, the whole job (for MFU)
+  double hardwarePerStep = 0;  // plus what recompute runs again (for HFU)
+};
+TrainingFlops trainingFlops(const ModelCard& model, const TrainConfig& config);
+
+// Megatron-LM's count of one iteration with full recompute: 96 B s l h^2 (1 + s/6h + V/16lh).
+double megatronFlopsPerStep(double batch, double seq, double layers, double hidden, double vocab);
+
+// Seconds one GPU computes for one micro-batch on the slowest pipeline stage, without
+// communication.
+struct MicroBatchCompute {
+  double forward = 0, backward = 0, recompute = 0;
+  double total() const { return forward + backward + recompute; }
+};
+MicroBatchCompute microBatchCompute(const ModelCard& model, const TrainConfig& config, const Cluster& cluster);
+
+// The GPU's dense peak for the training precision (mixed: bf16, else fp16; fp32: fp32), in FLOP/s.
+// Throws InputError when the cluster does not give it.
+double peakFlops(const Cluster& cluster, Precision precision);
+
+// The fraction of peak a GEMM whose smallest dimension is `dim` reaches (the cluster's curve).
+double gemmEfficiency(const Cluster& cluster, double dim);
+
+}  // namespace cclab::sim

@@ -1,0 +1,187 @@
+#include "sim/training/estimate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+#include "sim/training/pipeline.h"
+
+namespace cclab::sim {
+
+Cluster jobCluster(const Cluster& cluster, int gpus) {
+  Cluster job = cluster;
+  if (gpus <= cluster.gpusPerNode) {
+    reshape(job, 1, gpus);
+  } else {
+    if (gpus % cluster.gpusPerNode != 0) {
+      throw InputError(fmt::format("--gpus {} is not a whole number of {}-GPU nodes", gpus, cluster.gpusPerNode));
+    }
+    reshape(job, gpus / cluster.gpusPerNode, std::nullopt);
+  }
+  return job;
+}
+
+double TrainingPricer::seconds(Collective collective, double bytes, int ranks, int nodes) {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  const Predictor& p = predictors_.forShape(Shape{ranks, nodes});
+  return p.predict(Query{collective, "auto", bytes, ranks, nodes, false, ""}).timeUs * 1e-6;
+}
+
+namespace {
+
+// Where the groups of a layout sit, with ranks numbered as Megatron-LM numbers them: tensor
+// ranks adjacent, then data-parallel, then pipeline stages.
+struct Groups {
+  int dpNodes = 1;         // nodes one data-parallel group spans
+  bool pipelineCrossesNodes = false;
+};
+Groups groups(const TrainConfig& c, int gpusPerNode) {
+  Groups g;
+  const int dpMembersPerNode = c.tp * c.dp <= gpusPerNode ? c.dp : std::max(1, gpusPerNode / c.tp);
+  g.dpNodes = c.dp / dpMembersPerNode;
+  g.pipelineCrossesNodes = c.tp * c.dp >= gpusPerNode && c.pp > 1 && c.gpus > gpusPerNode;
+  return g;
+}
+
+}  // namespace
+
+TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const Cluster& cluster) {
+  TrainingEstimate e;
+  e.parameters = parameters;
+  e.config = c;
+  e.memory = modelStates(parameters / (c.tp * c.pp), c, cluster);
+  return e;
+}
+
+TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
+  const Cluster& cluster = pricer.cluster();
+  TrainingEstimate e;
+  e.config = c;
+  e.parameters = static_cast<double>(model.parameters());
+  e.memory = trainingMemory(model, c, cluster);
+  e.flops = trainingFlops(model, c);
+  const MicroBatchCompute mb = microBatchCompute(model, c, cluster);
+  const int m = c.accumulation, g = cluster.gpusPerNode;
+  const Groups where = groups(c, g);
+  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
+  const double shard = parametersPerModelShard(model, c, e.parameters);
+  const double activationBytes = model.architecture == Architecture::Given ? 0.0 : 2.0 * c.microBatch * c.seq * model.hidden;
+
+  // Tensor parallelism: two all-reduces of the layer's activations forward and two backward, per
+  // layer per micro-batch, inside the node (sequence parallelism swaps each for a reduce-scatter
+  // plus an all-gather of the same volume). Full recompute runs the forward's again.
+  double tpPerMicroBatch = 0;
+  if (c.tp > 1) {
+    const double allReduce = pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
+    const double perLayer = (c.recompute == Recompute::Full ? 6 : 4) * allReduce;
+    tpPerMicroBatch = static_cast<double>(model.layers) / c.pp * perLayer;
+  }
+  // Pipeline parallelism: each micro-batch sends its activations forward and its gradients back
+  // across every stage boundary of a chunk (Megatron splits the message across the tensor ranks).
+  double ppPerMicroBatch = 0;
+  if (c.pp > 1) {
+    const int nodes = where.pipelineCrossesNodes ? 2 : 1;
+    ppPerMicroBatch = 2.0 * c.vpp * pricer.seconds(Collective::SendRecv, activationBytes / c.tp, 2, nodes);
+  }
+  const double stageMicroBatch = mb.total() + tpPerMicroBatch + ppPerMicroBatch;
+  const PipelineShape shape{c.schedule, c.pp, m, c.vpp};
+
+  StepTime& s = e.step;
+  s.compute = m * mb.total();
+  s.tpComm = m * tpPerMicroBatch;
+  s.ppComm = m * ppPerMicroBatch;
+  s.bubble = c.pp > 1 ? (c.pp - 1.0) / c.vpp * stageMicroBatch : 0.0;
+  e.bubbleFraction = c.pp > 1 ? bubbleFraction(shape) : 0.0;
+  e.bubbleOverIdeal = c.pp > 1 ? bubbleOverIdeal(shape) : 0.0;
+
+  // Data parallelism.
+  const double gradientBytes = shard * per.gradients;
+  if (c.dp > 1) {
+    switch (c.sharding) {
+      case StateSharding::None: {
+        // Gradients all-reduced in buckets once per step; DDP overlaps them with the last
+        // micro-batch's backward pass, except the last bucket.
+        const double bucket = std::min(c.bucketBytes, gradientBytes);
+        const double perBucket = pricer.seconds(Collective::AllReduce, bucket, c.dp, where.dpNodes);
+        const double all = gradientBytes / bucket * perBucket;
+        s.dpComm = c.overlapGradReduce ? std::max(perBucket, all - mb.backward) : all;
+        break;
+      }
+      case StateSharding::Optimizer:
+      case StateSharding::OptimizerGradients: {
+        // ZeRO-1/2: reduce-scatter the gradients (overlappable like DDP's), all-gather the updated
+        // parameters after the step: the same volume as an all-reduce.
+        const double scatter = pricer.seconds(Collective::ReduceScatter, gradientBytes, c.dp, where.dpNodes);
+        const double gather = pricer.seconds(Collective::AllGather, shard * per.parameters, c.dp, where.dpNodes);
+        s.dpComm = (c.overlapGradReduce ? std::max(0.0, scatter - mb.backward) : scatter) + gather;
+        break;
+      }
+      case StateSharding::Everything:
+      case StateSharding::EverythingWithinNode: {
+        // ZeRO-3 / FULL_SHARD: every micro-batch gathers the parameters for its forward and again
+        // for its backward, and scatters its gradients: 1.5x DDP's volume per micro-batch, hidden
+        // behind compute by prefetching except one layer's gather. HYBRID_SHARD does this inside
+        // the node and all-reduces its gradient shard across nodes once per step.
+        const bool hybrid = c.sharding == StateSharding::EverythingWithinNode && c.dp > g / c.tp;
+        const int ranks = hybrid ? std::max(1, g / c.tp) : c.dp;
+        const int nodes = hybrid ? 1 : where.dpNodes;
+        const double gather = pricer.seconds(Collective::AllGather, shard * per.parameters, ranks, nodes);
+        const double scatter = pricer.seconds(Collective::ReduceScatter, gradientBytes, ranks, nodes);
+        const double perMicroBatch = 2 * gather + scatter;
+        const double layerGather = model.architecture == Architecture::Given ? gather : gather / model.layers;
+        s.shardComm = m * std::max(layerGather, perMicroBatch - mb.total());
+        if (hybrid) {
+          const int replicas = c.dp / ranks;
+          s.dpComm = pricer.seconds(Collective::AllReduce, gradientBytes / ranks, replicas, replicas);
+        }
+        break;
+      }
+    }
+  }
+
+  // Offload: gradients to the host and parameters back over PCIe, and the CPU's Adam (memory-bound
+  // over ~28 bytes per parameter, the node's GPUs sharing its memory bandwidth); parameters
+  // offloaded are fetched for every forward and backward.
+  const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+  if (c.offloadOptimizer != OffloadTarget::None) {
+    if (pcie <= 0 || cluster.host.memoryBandwidthGBps <= 0) {
+      throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps / memory_bandwidth_gbps, which offload needs", cluster.name));
+    }
+    const double optimizerShard = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
+    s.offload += 2 * optimizerShard * 2 / pcie;
+    s.offload += optimizerShard * 28 * g / (cluster.host.memoryBandwidthGBps * 1e9);
+    if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+      s.offload += 2 * e.memory.nvmeBytes * g / (cluster.host.nvmeBandwidthGBps * 1e9);
+    }
+  }
+  if (c.offloadParams != OffloadTarget::None && pcie > 0) {
+    const double fetch = 2 * shard * per.parameters / pcie;
+    s.offload += m * std::max(0.0, fetch - mb.total());
+  }
+
+  // The optimizer step on the GPU: memory-bound over the states it updates (read and written),
+  // the gradients it reads and the parameters it writes.
+  if (c.offloadOptimizer == OffloadTarget::None) {
+    const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
+    const double bytesPerParameter = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
+    const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * (cluster.gpu.memoryEfficiency > 0 ? cluster.gpu.memoryEfficiency : 0.8);
+    s.optimizer = updated * bytesPerParameter / bandwidth;
+  }
+  s.total = s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer;
+
+  const double tokensPerStep = static_cast<double>(c.globalBatch) * (model.architecture == Architecture::Given ? 1 : c.seq);
+  e.samplesPerSecond = c.globalBatch / s.total;
+  e.tokensPerSecond = tokensPerStep / s.total;
+  const double peak = peakFlops(cluster, c.precision) * c.gpus;
+  e.mfu = e.flops.modelPerStep / (s.total * peak);
+  e.hfu = e.flops.hardwarePerStep / (s.total * peak);
+  e.trainTokens = c.tokens.value_or(20 * e.parameters);  // Chinchilla-optimal by default
+  e.trainSeconds = e.trainTokens / e.tokensPerSecond;
+  e.gpuHours = e.trainSeconds * c.gpus / 3600;
+  e.costUsd = e.gpuHours * cluster.costPerGpuHourUsd;
+  return e;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,67 @@
+#pragma once
+
+// A training step on a cluster: memory per GPU, the step time broken into compute, each kind of
+// exposed communication, the pipeline bubble and the optimizer, and what follows from it
+// (throughput, MFU/HFU, time and cost to train). docs/simulator.md gives the formulas.
+
+#include <string>
+
+#include "sim/cluster.h"
+#include "sim/predictor.h"
+#include "sim/training/compute.h"
+#include "sim/training/memory.h"
+#include "sim/training/model_card.h"
+#include "sim/training/train_config.h"
+
+namespace cclab::sim {
+
+struct StepTime {
+  double compute = 0;       // forward, backward and recompute over all micro-batches
+  double tpComm = 0;        // tensor-parallel all-reduces (on the critical path)
+  double ppComm = 0;        // pipeline activations and gradients between stages
+  double dpComm = 0;        // data-parallel gradient reduction (and ZeRO-1/2 parameter gather), exposed part
+  double shardComm = 0;     // ZeRO-3 / FSDP parameter gathers and gradient scatters, exposed part
+  double offload = 0;       // PCIe transfers and the CPU optimizer of ZeRO-Offload / Infinity
+  double bubble = 0;        // pipeline fill and drain
+  double optimizer = 0;     // the optimizer step on the GPU (memory-bound)
+  double total = 0;
+};
+
+struct TrainingEstimate {
+  double parameters = 0;
+  TrainConfig config;
+  MemoryBreakdown memory;
+  StepTime step;
+  TrainingFlops flops;
+  double bubbleFraction = 0;   // share of the step: (p-1)/(vm+p-1)
+  double bubbleOverIdeal = 0;  // Megatron's (p-1)/(vm)
+  double tokensPerSecond = 0, samplesPerSecond = 0;
+  double mfu = 0, hfu = 0;
+  double trainTokens = 0, trainSeconds = 0, gpuHours = 0, costUsd = 0;
+};
+
+// Prices the communication of training on one cluster; keeps a predictor per group shape, so a
+// planner evaluating thousands of layouts does not rebuild them.
+class TrainingPricer {
+ public:
+  explicit TrainingPricer(const Cluster& cluster) : cluster_(cluster), predictors_(cluster_) {}
+  // Seconds for one collective of `bytes` among `ranks` ranks on `nodes` nodes.
+  double seconds(Collective collective, double bytes, int ranks, int nodes);
+  const Cluster& cluster() const { return cluster_; }
+
+ private:
+  Cluster cluster_;
+  PredictorsByShape predictors_;
+};
+
+// The cluster a job of `gpus` GPUs runs on: whole nodes of the given cluster (or part of one).
+// Throws InputError when the GPUs are not a whole number of nodes.
+Cluster jobCluster(const Cluster& cluster, int gpus);
+
+// `config` must be resolved (train_config.h). `pricer` prices on jobCluster(cluster, config.gpus).
+TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);
+
+// Model states only, for a model known by its parameter count (--params).
+TrainingEstimate estimateStates(double parameters, const TrainConfig& config, const Cluster& cluster);
+
+}  // namespace cclab::sim

@@ -1,0 +1,143 @@
+#include "sim/training/memory.h"
+
+#include <algorithm>
+
+#include "sim/training/pipeline.h"
+
+namespace cclab::sim {
+
+StateBytes stateBytesPerParameter(Precision precision, Optimizer optimizer) {
+  StateBytes b;
+  if (precision == Precision::Mixed) {
+    b.parameters = 2;  // fp16/bf16 working copy
+    b.gradients = 2;
+    // fp32 master copy + the optimizer's own states in fp32.
+    b.optimizer = optimizer == Optimizer::Adam ? 4 + 4 + 4 : optimizer == Optimizer::SgdMomentum ? 4 + 4 : 4;
+  } else {
+    b.parameters = 4;
+    b.gradients = 4;
+    b.optimizer = optimizer == Optimizer::Adam ? 4 + 4 : optimizer == Optimizer::SgdMomentum ? 4 : 0;
+  }
+  return b;
+}
+
+double parametersPerModelShard(const ModelCard& model, const TrainConfig& c, double total) {
+  if (model.architecture == Architecture::Given || c.statesOnly) return total / (c.tp * c.pp);
+  const double layers = static_cast<double>(model.layers) / c.pp * static_cast<double>(model.layerParameters());
+  // The first stage also holds the input embeddings (the last, the output head: the same size).
+  double embeddings = static_cast<double>(model.embeddingParameters());
+  if (c.pp > 1 && !model.tiedEmbeddings) embeddings /= 2;  // input on the first stage, head on the last
+  return (layers + embeddings) / c.tp;
+}
+
+namespace {
+
+// Data-parallel ranks that share (shard) each state.
+int shardDegree(const TrainConfig& c, const Cluster& cluster) {
+  if (c.sharding == StateSharding::EverythingWithinNode) {
+    const int modelParallelPerNode = std::max(1, cluster.gpusPerNode / (c.tp * c.pp));
+    return std::max(1, std::min(c.dp, modelParallelPerNode));
+  }
+  return c.dp;
+}
+
+void finish(MemoryBreakdown& m, const Cluster& cluster) {
+  m.total = m.parameters + m.gradients + m.optimizerStates + m.activations + m.other;
+  m.capacity = cluster.gpu.memoryBytes;
+  m.fits = m.total <= m.capacity;
+}
+
+}  // namespace
+
+MemoryBreakdown modelStates(double shard, const TrainConfig& c, const Cluster& cluster) {
+  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
+  const double n = shardDegree(c, cluster);
+  const bool optimizerSharded = c.sharding != StateSharding::None;
+  const bool gradientsSharded = c.sharding == StateSharding::OptimizerGradients || c.sharding == StateSharding::Everything ||
+                                c.sharding == StateSharding::EverythingWithinNode;
+  const bool parametersSharded = c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode;
+  MemoryBreakdown m;
+  m.parameters = shard * per.parameters / (parametersSharded ? n : 1);
+  m.gradients = shard * per.gradients / (gradientsSharded ? n : 1);
+  m.optimizerStates = shard * per.optimizer / (optimizerSharded ? n : 1);
+  // ZeRO-Offload / ZeRO-Infinity: the optimizer states (with an fp32 gradient copy for the CPU
+  // optimizer) and, with parameter offload, the 16-bit parameters move off the GPU.
+  auto offload = [&](OffloadTarget target, double bytes) { (target == OffloadTarget::Nvme ? m.nvmeBytes : m.hostBytes) += bytes; };
+  if (c.offloadOptimizer != OffloadTarget::None) {
+    offload(c.offloadOptimizer, m.optimizerStates + shard * 4 / (gradientsSharded ? n : 1));
+    m.optimizerStates = 0;
+  }
+  if (c.offloadParams != OffloadTarget::None) {
+    offload(c.offloadParams, m.parameters);
+    m.parameters = 0;  // gathered a layer at a time: counted in the buffers
+  }
+  finish(m, cluster);
+  return m;
+}
+
+double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
+  const double s = c.seq, b = c.microBatch, h = model.hidden, t = c.tp, a = model.heads;
+  const double kv = static_cast<double>(model.kvHeads) * model.headDim();
+  const double i = model.intermediate;
+  const bool dropout = model.learnedPositions;  // GPT-2/GPT-3/BERT train with dropout; LLaMA does not
+  const double sb = s * b;
+  // Full recompute keeps only each layer's input (split across tensor ranks with sequence parallelism).
+  if (c.recompute == Recompute::Full) return 2 * sb * h / (c.sequenceParallel ? t : 1);
+  // Korthikanti et al. 2022, per layer, in bytes (16-bit values, 1-byte dropout masks):
+  //   replicated across tensor ranks (split too with sequence parallelism): layer-norm inputs
+  //   4sbh, attention and MLP inputs 2sbh each, dropout masks sbh each;
+  //   split across tensor ranks: Q 2sbh, K and V 2sb(kv), attention output 2sbh, MLP hidden
+  //   values 2 x 2sbi (gated: 4 x 2sbi);
+  //   attention scores 5as^2b (softmax 2, dropout mask 1, dropout output 2), split, and gone with
+  //   selective recompute or a fused (flash) attention kernel.
+  const double replicated = sb * (4 * h + 2 * h + 2 * h + (dropout ? 2 * h : 0));
+  const double split = sb * (2 * h + 4 * kv + 2 * h + (model.gatedMlp ? 8 : 4) * i);
+  const bool scoresStored = c.recompute == Recompute::None && !c.flashAttention;
+  const double scores = scoresStored ? (dropout ? 5 : 2) * a * s * s * b : 0.0;
+  return replicated / (c.sequenceParallel ? t : 1) + split / t + scores / t;
+}
+
+MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, const Cluster& cluster) {
+  const double shard = parametersPerModelShard(model, c, static_cast<double>(model.parameters()));
+  MemoryBreakdown m = modelStates(shard, c, cluster);
+  const double h = model.hidden, sb = static_cast<double>(c.seq) * c.microBatch;
+
+  if (model.architecture == Architecture::Given) {
+    // A model known by its parameters and FLOPs: activations are given per sample in the card
+    // (none given: only the model states are known).
+    m.activations = 0;
+  } else {
+    m.activationsPerLayerBytes = activationBytesPerLayer(model, c);
+    const PipelineShape shape{c.schedule, c.pp, c.accumulation, c.vpp};
+    // The first stage holds the most micro-batches in flight; the last also holds the logits.
+    m.inFlightChunks = c.pp == 1 ? 1 : peakInFlightChunks(shape);
+    const double layersPerChunk = static_cast<double>(model.layers) / (c.pp * c.vpp);
+    const double embeddingOutput = 3 * sb * h / (c.sequenceParallel ? c.tp : 1);  // 16-bit values + dropout mask
+    const double firstStage = m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp);
+    // Logits b*s*V: 16-bit values plus an fp32 copy for the softmax and loss, split across the
+    // tensor ranks (vocabulary-parallel output layer). They dominate small models with large vocabularies.
+    m.logitsBytes = sb * model.vocab * (2 + 4) / c.tp;
+    const double lastStage = (c.pp == 1 ? 0 : layersPerChunk * m.activationsPerLayerBytes * c.vpp) + m.logitsBytes;
+    m.activations = c.pp == 1 ? firstStage + m.logitsBytes : std::max(firstStage, lastStage);
+  }
+
+  // Buffers the communication keeps: PyTorch DDP copies gradients into buckets as large as the
+  // gradients themselves; ZeRO-1/2 keep a reduce and an all-gather bucket (DeepSpeed's default
+  // 5e8 elements each, or the model shard if smaller); ZeRO-3/FSDP gather a layer's parameters
+  // ahead (two layers in 16-bit).
+  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
+  const double layerShard = model.architecture == Architecture::Given ? shard : static_cast<double>(model.layerParameters()) / c.tp;
+  switch (c.sharding) {
+    case StateSharding::None: m.bufferBytes = c.dp > 1 ? shard * per.gradients : 0; break;
+    case StateSharding::Optimizer:
+    case StateSharding::OptimizerGradients: m.bufferBytes = 2 * std::min(5e8, shard) * per.gradients; break;
+    case StateSharding::Everything:
+    case StateSharding::EverythingWithinNode: m.bufferBytes = 2 * layerShard * per.parameters; break;
+  }
+  m.frameworkBytes = c.frameworkBytes;
+  m.other = m.bufferBytes + m.frameworkBytes;
+  finish(m, cluster);
+  return m;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,49 @@
+#pragma once
+
+// Memory per GPU (docs/simulator.md, "Training memory"): model states by data-parallel scheme
+// (the ZeRO paper's accounting), what offload moves to the host or NVMe, activations after
+// Korthikanti et al. 2022 with what a pipeline stage keeps in flight, the output logits, and the
+// buffers and framework allowance that estimators that stop at model states leave out.
+
+#include "sim/cluster.h"
+#include "sim/training/model_card.h"
+#include "sim/training/train_config.h"
+
+namespace cclab::sim {
+
+// Bytes per parameter of each model state before sharding: mixed precision with Adam is 2 + 2 +
+// 12 (fp32 master, momentum, variance: the ZeRO paper's K = 12); pure fp32 Adam 4 + 4 + 8.
+struct StateBytes {
+  double parameters = 0, gradients = 0, optimizer = 0;
+};
+StateBytes stateBytesPerParameter(Precision precision, Optimizer optimizer);
+
+struct MemoryBreakdown {
+  double parameters = 0, gradients = 0, optimizerStates = 0, activations = 0, other = 0;
+  double total = 0;
+  double capacity = 0;        // the GPU's memory
+  bool fits = false;
+  double hostBytes = 0;       // per GPU: states offloaded to host memory
+  double nvmeBytes = 0;       // per GPU: states offloaded to NVMe
+  // How activations and "other" are made up (for the report).
+  double activationsPerLayerBytes = 0;
+  double inFlightChunks = 0;  // chunks of layers whose activations the worst stage holds at once
+  double logitsBytes = 0;
+  double bufferBytes = 0;
+  double frameworkBytes = 0;
+};
+
+// Parameters one GPU holds before data-parallel sharding: its pipeline stage's layers, its
+// tensor-parallel share, and the embeddings on the first stage.
+double parametersPerModelShard(const ModelCard& model, const TrainConfig& config, double totalParameters);
+
+// Model states only (what `--params` asks about).
+MemoryBreakdown modelStates(double parametersPerShard, const TrainConfig& config, const Cluster& cluster);
+// Everything.
+MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& config, const Cluster& cluster);
+
+// Activation bytes one transformer layer stores for one micro-batch (Korthikanti et al. 2022:
+// sbh(34 + 5as/h) in 16-bit for GPT's shapes, generalised to GQA and gated MLPs).
+double activationBytesPerLayer(const ModelCard& model, const TrainConfig& config);
+
+}  // namespace cclab::sim

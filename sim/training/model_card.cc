@@ -1,0 +1,147 @@
+#include "sim/training/model_card.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "bench/results/json_reader.h"
+#include "collectives/errors.h"
+#include "sim/cluster.h"
+
+namespace cclab::sim {
+namespace {
+
+using results::JsonReader;
+
+// The first of several names a field goes by (GPT-2 configs say n_embd where LLaMA says
+// hidden_size). Throws naming all of them when none is there.
+int intField(const JsonReader& in, std::initializer_list<const char*> names, std::optional<int> fallback = std::nullopt) {
+  for (const char* n : names) {
+    if (in.has(n)) {
+      const int value = in.get<int>(n);
+      if (value < 1) in.fail(n, fmt::format("must be at least 1 (got {})", value));
+      return value;
+    }
+  }
+  if (fallback) return *fallback;
+  std::string all;
+  for (const char* n : names) all += fmt::format("{}{}", all.empty() ? "" : " or ", n);
+  in.fail(*names.begin(), fmt::format("missing (a transformer config needs {})", all));
+}
+
+std::string stringField(const JsonReader& in, std::initializer_list<const char*> names, const std::string& fallback) {
+  for (const char* n : names) {
+    if (in.has(n)) return in.get<std::string>(n);
+  }
+  return fallback;
+}
+
+bool isLlamaLike(const std::string& type) {
+  return type == "llama" || type == "mistral" || type == "qwen2" || type == "gemma";
+}
+
+}  // namespace
+
+ModelCard modelFromJson(const results::Json& config, const std::string& source, const std::string& name) {
+  if (!config.is_object()) throw InputError(fmt::format("{}: a model config must be a JSON object", source));
+  const JsonReader in(config, source);
+  ModelCard m;
+  m.name = in.get<std::string>("name", name);
+  m.modelType = stringField(in, {"model_type"}, "");
+  if (m.modelType.empty()) in.fail("model_type", "missing (e.g. \"gpt2\", \"llama\", \"bert\", \"resnet\")");
+  if (m.modelType == "resnet" || in.has("num_parameters")) {
+    m.architecture = Architecture::Given;
+    m.givenParameters = static_cast<std::uint64_t>(in.positive("num_parameters"));
+    m.givenForwardFlopsPerSample = in.positive("forward_flops_per_sample");
+    return m;
+  }
+  m.architecture = m.modelType == "bert" ? Architecture::Encoder : Architecture::Decoder;
+  m.hidden = intField(in, {"hidden_size", "n_embd", "d_model"});
+  m.layers = intField(in, {"num_hidden_layers", "n_layer", "num_layers"});
+  m.heads = intField(in, {"num_attention_heads", "n_head"});
+  m.kvHeads = intField(in, {"num_key_value_heads"}, m.heads);
+  m.intermediate = intField(in, {"intermediate_size", "n_inner", "ffn_dim"}, 4 * m.hidden);
+  m.vocab = intField(in, {"vocab_size"});
+  m.maxPositions = intField(in, {"max_position_embeddings", "n_positions"}, 0);
+  if (m.hidden % m.heads != 0) in.fail("num_attention_heads", fmt::format("{} heads do not divide hidden size {}", m.heads, m.hidden));
+  if (m.heads % m.kvHeads != 0) in.fail("num_key_value_heads", fmt::format("{} key/value heads do not divide {} heads", m.kvHeads, m.heads));
+
+  const bool llama = isLlamaLike(m.modelType);
+  const std::string activation = stringField(in, {"hidden_act", "activation_function"}, llama ? "silu" : "gelu");
+  m.gatedMlp = llama || activation.find("glu") != std::string::npos;
+  m.biases = !llama || in.get<bool>("attention_bias", false);
+  m.layerNorm = !llama;
+  m.learnedPositions = !llama;
+  if (m.learnedPositions && m.maxPositions == 0) in.fail("max_position_embeddings", "missing (learned position embeddings need it)");
+  m.tiedEmbeddings = in.get<bool>("tie_word_embeddings", true);  // Hugging Face's default
+  if (m.architecture == Architecture::Encoder) m.typeVocab = intField(in, {"type_vocab_size"}, 2);
+  return m;
+}
+
+std::uint64_t ModelCard::layerParameters() const {
+  if (architecture == Architecture::Given) return 0;
+  const std::uint64_t h = static_cast<std::uint64_t>(hidden), i = static_cast<std::uint64_t>(intermediate);
+  const std::uint64_t kv = static_cast<std::uint64_t>(kvHeads) * static_cast<std::uint64_t>(headDim());
+  // Attention: q and o are h x h, k and v are h x (kv heads x head dim).
+  std::uint64_t attention = 2 * h * h + 2 * h * kv;
+  if (biases) attention += h + 2 * kv + h;
+  // MLP: up (and gate) h x i, down i x h.
+  std::uint64_t mlp = (gatedMlp ? 3 : 2) * h * i;
+  if (biases) mlp += (gatedMlp ? 2 : 1) * i + h;
+  const std::uint64_t norms = 2 * (layerNorm ? 2 * h : h);
+  return attention + mlp + norms;
+}
+
+std::uint64_t ModelCard::embeddingParameters() const {
+  if (architecture == Architecture::Given) return 0;
+  const std::uint64_t h = static_cast<std::uint64_t>(hidden), v = static_cast<std::uint64_t>(vocab);
+  std::uint64_t p = v * h;
+  if (learnedPositions) p += static_cast<std::uint64_t>(maxPositions) * h;
+  if (architecture == Architecture::Encoder) {
+    p += static_cast<std::uint64_t>(typeVocab) * h + 2 * h;  // token types, embedding LayerNorm
+    p += h * h + h;                                          // pooler
+  } else {
+    p += layerNorm ? 2 * h : h;  // final norm
+    if (!tiedEmbeddings) p += v * h;  // a separate output head
+  }
+  return p;
+}
+
+std::uint64_t ModelCard::parameters() const {
+  if (architecture == Architecture::Given) return givenParameters;
+  return static_cast<std::uint64_t>(layers) * layerParameters() + embeddingParameters();
+}
+
+std::vector<std::string> modelCardNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(presetDirectory().parent_path() / "cards", ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ModelCard loadModel(const std::string& cardOrPath) {
+  std::filesystem::path path = cardOrPath;
+  const bool looksLikePath = cardOrPath.find('/') != std::string::npos || cardOrPath.ends_with(".json");
+  if (!looksLikePath) {
+    path = presetDirectory().parent_path() / "cards" / (cardOrPath + ".json");
+    if (!std::filesystem::exists(path)) {
+      std::string known;
+      for (const auto& n : modelCardNames()) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+      throw InputError(fmt::format("unknown model card '{}' (cards: {}; or give a path to a config.json)", cardOrPath, known));
+    }
+  }
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("cannot read model config '{}'", path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  const results::Json doc = results::Json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (doc.is_discarded()) throw InputError(fmt::format("{}: not valid JSON", path.string()));
+  return modelFromJson(doc, path.string(), path.stem().string());
+}
+
+}  // namespace cclab::sim

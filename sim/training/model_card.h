@@ -1,0 +1,55 @@
+#pragma once
+
+// A model as the simulator sees it: read from a Hugging Face config.json (or a model card in the
+// same shape, models/cards/), with the parameter count computed exactly from the architecture.
+// Non-transformers (ResNet-50) give their parameters and FLOPs per sample directly.
+
+#include <cstdint>
+#include <string>
+
+#include "bench/results/results.h"
+
+namespace cclab::sim {
+
+enum class Architecture {
+  Decoder,  // GPT-2/GPT-3 (learned positions, LayerNorm, biases) or LLaMA (RoPE, RMSNorm, no biases)
+  Encoder,  // BERT: learned positions and token types, post-LayerNorm, pooler
+  Given,    // parameters and FLOPs per sample given directly (ResNet-50)
+};
+
+struct ModelCard {
+  std::string name;
+  std::string modelType;  // config.json model_type
+  Architecture architecture = Architecture::Decoder;
+  int hidden = 0;
+  int layers = 0;
+  int heads = 0;
+  int kvHeads = 0;          // grouped-query attention: fewer key/value heads
+  int intermediate = 0;     // MLP width
+  int vocab = 0;
+  int maxPositions = 0;
+  int typeVocab = 0;        // BERT token types
+  bool tiedEmbeddings = true;
+  bool gatedMlp = false;    // SwiGLU/GeGLU: three MLP matrices instead of two
+  bool biases = true;       // linear layers carry biases
+  bool layerNorm = true;    // LayerNorm (weight + bias) or RMSNorm (weight)
+  bool learnedPositions = true;
+  // Given architecture only.
+  std::uint64_t givenParameters = 0;
+  double givenForwardFlopsPerSample = 0;
+
+  int headDim() const { return hidden / heads; }
+  // Exact parameter count.
+  std::uint64_t parameters() const;
+  // Parameters in one transformer layer, and outside the layers (embeddings, final norm, head).
+  std::uint64_t layerParameters() const;
+  std::uint64_t embeddingParameters() const;
+};
+
+// A card name (models/cards/<name>.json) or a path to a config.json. Throws InputError naming the
+// file and the missing or bad field.
+ModelCard loadModel(const std::string& cardOrPath);
+ModelCard modelFromJson(const results::Json& config, const std::string& source, const std::string& name);
+std::vector<std::string> modelCardNames();
+
+}  // namespace cclab::sim

@@ -1,0 +1,123 @@
+#include "sim/training/report.h"
+
+#include <fmt/format.h>
+
+namespace cclab::sim {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+std::string scaled(double value) {  // 174.6 B, 3.2 M
+  if (value >= 1e12) return fmt::format("{:.2f} T", value / 1e12);
+  if (value >= 1e9) return fmt::format("{:.2f} B", value / 1e9);
+  if (value >= 1e6) return fmt::format("{:.2f} M", value / 1e6);
+  if (value >= 1e3) return fmt::format("{:.2f} k", value / 1e3);
+  return fmt::format("{:.3g}", value);
+}
+
+std::string duration(double seconds) {
+  if (seconds >= 86400 * 2) return fmt::format("{:.1f} days", seconds / 86400);
+  if (seconds >= 3600) return fmt::format("{:.1f} hours", seconds / 3600);
+  return fmt::format("{:.1f} s", seconds);
+}
+
+}  // namespace
+
+std::string describeLayout(const TrainConfig& c) {
+  std::string s = fmt::format("dp {} x tp {} x pp {}", c.dp, c.tp, c.pp);
+  if (c.vpp > 1) s += fmt::format(" x vpp {}", c.vpp);
+  s += fmt::format(", {}", c.shardingName);
+  if (c.pp > 1) s += fmt::format(", {}", name(c.schedule));
+  if (!c.statesOnly) s += fmt::format(", micro-batch {}, recompute {}", c.microBatch, name(c.recompute));
+  return s;
+}
+
+results::Json toJson(const TrainingEstimate& e, const std::string& model, const Cluster& cluster) {
+  const TrainConfig& c = e.config;
+  const MemoryBreakdown& m = e.memory;
+  results::Json j = {
+      {"model", model},
+      {"cluster", cluster.name},
+      {"gpus", c.gpus},
+      {"layout",
+       {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"sharding", c.shardingName}, {"schedule", std::string(name(c.schedule))},
+        {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
+        {"recompute", std::string(name(c.recompute))}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
+        {"precision", c.precision == Precision::Mixed ? "mixed" : "fp32"}}},
+      {"params", e.parameters},
+      {"memory_per_gpu_bytes",
+       {{"parameters", m.parameters}, {"gradients", m.gradients}, {"optimizer_states", m.optimizerStates}, {"activations", m.activations},
+        {"other", m.other}, {"total", m.total}}},
+      {"memory_detail_bytes",
+       {{"activations_per_layer_per_micro_batch", m.activationsPerLayerBytes}, {"in_flight_chunks", m.inFlightChunks},
+        {"logits", m.logitsBytes}, {"communication_buffers", m.bufferBytes}, {"framework", m.frameworkBytes},
+        {"offloaded_to_host", m.hostBytes}, {"offloaded_to_nvme", m.nvmeBytes}}},
+      {"gpu_memory_bytes", m.capacity},
+      {"fits", m.fits},
+      {"headroom_bytes", m.capacity - m.total},
+  };
+  if (c.statesOnly) return j;
+  const StepTime& s = e.step;
+  j["step_time_s"] = {{"compute", s.compute},     {"tp_comm", s.tpComm},   {"pp_comm", s.ppComm},
+                      {"dp_comm", s.dpComm},      {"shard_comm", s.shardComm}, {"offload", s.offload},
+                      {"pipeline_bubble", s.bubble}, {"optimizer", s.optimizer}, {"total", s.total}};
+  j["bubble_fraction"] = e.bubbleFraction;
+  j["bubble_over_ideal"] = e.bubbleOverIdeal;
+  j["tokens_per_s"] = e.tokensPerSecond;
+  j["samples_per_s"] = e.samplesPerSecond;
+  j["model_flops_per_step"] = e.flops.modelPerStep;
+  j["hardware_flops_per_step"] = e.flops.hardwarePerStep;
+  j["mfu"] = e.mfu;
+  j["hfu"] = e.hfu;
+  j["train_tokens"] = e.trainTokens;
+  j["train_time_s"] = e.trainSeconds;
+  j["gpu_hours"] = e.gpuHours;
+  j["cost_usd"] = e.costUsd;
+  return j;
+}
+
+std::string formatReport(const TrainingEstimate& e, const std::string& model, const Cluster& cluster) {
+  const TrainConfig& c = e.config;
+  const MemoryBreakdown& m = e.memory;
+  std::string r = fmt::format("# ccsim train: {} on {} ({} GPUs: {} node{} x {})\n", model, cluster.name, c.gpus, cluster.nodes,
+                              cluster.nodes == 1 ? "" : "s", cluster.gpusPerNode);
+  r += fmt::format("layout            {}\n", describeLayout(c));
+  if (!c.statesOnly) {
+    r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, seq {}, {} precision, flash attention {}\n",
+                     c.globalBatch, c.microBatch, c.accumulation, c.dp, c.seq, c.precision == Precision::Mixed ? "mixed" : "fp32",
+                     c.flashAttention ? "on" : "off");
+  }
+  r += fmt::format("parameters        {} ({:.0f})\n", scaled(e.parameters), e.parameters);
+  r += fmt::format("memory per GPU    parameters {:.2f} + gradients {:.2f} + optimizer {:.2f} + activations {:.2f} + other {:.2f} = {:.2f} GiB of {:.1f}: {}\n",
+                   m.parameters / kGiB, m.gradients / kGiB, m.optimizerStates / kGiB, m.activations / kGiB, m.other / kGiB, m.total / kGiB,
+                   m.capacity / kGiB,
+                   m.fits ? fmt::format("fits, {:.2f} GiB spare", (m.capacity - m.total) / kGiB)
+                          : fmt::format("DOES NOT FIT, {:.2f} GiB over", (m.total - m.capacity) / kGiB));
+  if (m.hostBytes > 0 || m.nvmeBytes > 0) {
+    r += fmt::format("offloaded         {:.2f} GiB per GPU to host memory, {:.2f} GiB to NVMe\n", m.hostBytes / kGiB, m.nvmeBytes / kGiB);
+  }
+  if (!c.statesOnly) {
+    r += fmt::format("  activations     {:.3f} GiB per layer per micro-batch x {} chunk{} in flight; logits {:.2f} GiB\n",
+                     m.activationsPerLayerBytes / kGiB, m.inFlightChunks, m.inFlightChunks == 1 ? "" : "s", m.logitsBytes / kGiB);
+    r += fmt::format("  other           communication buffers {:.2f} GiB, framework allowance {:.2f} GiB\n", m.bufferBytes / kGiB,
+                     m.frameworkBytes / kGiB);
+    const StepTime& s = e.step;
+    r += fmt::format("step time         {:.4g} s = compute {:.4g}", s.total, s.compute);
+    for (auto [label, value] : {std::pair{"tp", s.tpComm}, {"pp", s.ppComm}, {"dp", s.dpComm}, {"shard", s.shardComm},
+                                {"offload", s.offload}, {"bubble", s.bubble}, {"optimizer", s.optimizer}}) {
+      if (value > 0) r += fmt::format(" + {} {:.4g}", label, value);
+    }
+    r += "\n";
+    if (c.pp > 1) {
+      r += fmt::format("pipeline bubble   {:.1f}% of the step ((p-1)/(vm+p-1)), {:.1f}% over the ideal ((p-1)/(vm))\n",
+                       100 * e.bubbleFraction, 100 * e.bubbleOverIdeal);
+    }
+    r += fmt::format("throughput        {} tokens/s, {:.4g} samples/s\n", scaled(e.tokensPerSecond), e.samplesPerSecond);
+    r += fmt::format("utilisation       MFU {:.1f}%, HFU {:.1f}%\n", 100 * e.mfu, 100 * e.hfu);
+    r += fmt::format("to train on       {} tokens: {}, {} GPU-hours, ${}\n", scaled(e.trainTokens), duration(e.trainSeconds),
+                     scaled(e.gpuHours), scaled(e.costUsd));
+  }
+  return r;
+}
+
+}  // namespace cclab::sim

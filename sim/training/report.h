@@ -1,0 +1,17 @@
+#pragma once
+
+// A training estimate as people read it (text) and as tools read it (JSON, units in every key).
+
+#include <string>
+
+#include "bench/results/results.h"
+#include "sim/training/estimate.h"
+
+namespace cclab::sim {
+
+results::Json toJson(const TrainingEstimate& estimate, const std::string& model, const Cluster& cluster);
+std::string formatReport(const TrainingEstimate& estimate, const std::string& model, const Cluster& cluster);
+// "dp 8 x tp 8 x pp 16, zero1, 1f1b" and friends, for reports and the planner's table.
+std::string describeLayout(const TrainConfig& config);
+
+}  // namespace cclab::sim

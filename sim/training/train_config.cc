@@ -1,0 +1,182 @@
+#include "sim/training/train_config.h"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "bench/results/json_reader.h"
+#include "collectives/errors.h"
+
+namespace cclab::sim {
+namespace {
+
+template <typename E, std::size_t N>
+E pick(std::string_view text, const std::array<std::pair<std::string_view, E>, N>& table, std::string_view what) {
+  std::string valid;
+  for (const auto& [n, v] : table) {
+    if (n == text) return v;
+    valid += fmt::format("{}{}", valid.empty() ? "" : ", ", n);
+  }
+  throw InputError(fmt::format("unknown {} '{}' (valid: {})", what, text, valid));
+}
+
+template <typename E, std::size_t N>
+std::string_view nameIn(E value, const std::array<std::pair<std::string_view, E>, N>& table) {
+  for (const auto& [n, v] : table) {
+    if (v == value) return n;
+  }
+  return "?";
+}
+
+template <typename E>
+using Named = std::pair<std::string_view, E>;
+
+constexpr std::array<Named<StateSharding>, 4> kFsdp{{{"no_shard", StateSharding::None},
+                                                     {"shard_grad_op", StateSharding::OptimizerGradients},
+                                                     {"full_shard", StateSharding::Everything},
+                                                     {"hybrid_shard", StateSharding::EverythingWithinNode}}};
+constexpr std::array<Named<StateSharding>, 5> kShardingNames{{{"none", StateSharding::None},
+                                                              {"optimizer", StateSharding::Optimizer},
+                                                              {"optimizer+gradients", StateSharding::OptimizerGradients},
+                                                              {"everything", StateSharding::Everything},
+                                                              {"everything within a node", StateSharding::EverythingWithinNode}}};
+constexpr std::array<Named<Precision>, 2> kPrecisions{{{"mixed", Precision::Mixed}, {"fp32", Precision::Fp32}}};
+constexpr std::array<Named<Optimizer>, 4> kOptimizers{
+    {{"adam", Optimizer::Adam}, {"adamw", Optimizer::Adam}, {"sgd-momentum", Optimizer::SgdMomentum}, {"sgd", Optimizer::Sgd}}};
+constexpr std::array<Named<Recompute>, 3> kRecomputes{{{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}}};
+constexpr std::array<Named<Schedule>, 3> kSchedules{{{"gpipe", Schedule::GPipe}, {"1f1b", Schedule::OneFOneB}, {"interleaved", Schedule::Interleaved}}};
+
+}  // namespace
+
+StateSharding parseZeroStage(int stage) {
+  switch (stage) {
+    case 0: return StateSharding::None;
+    case 1: return StateSharding::Optimizer;
+    case 2: return StateSharding::OptimizerGradients;
+    case 3: return StateSharding::Everything;
+    default: throw InputError(fmt::format("--zero {} is not a ZeRO stage (0, 1, 2 or 3)", stage));
+  }
+}
+StateSharding parseFsdp(std::string_view s) { return pick(s, kFsdp, "FSDP strategy"); }
+Precision parsePrecision(std::string_view s) { return pick(s, kPrecisions, "precision"); }
+Optimizer parseOptimizer(std::string_view s) { return pick(s, kOptimizers, "optimizer"); }
+Recompute parseRecompute(std::string_view s) { return pick(s, kRecomputes, "recompute"); }
+Schedule parseSchedule(std::string_view s) { return pick(s, kSchedules, "schedule"); }
+std::string_view name(StateSharding s) { return nameIn(s, kShardingNames); }
+std::string_view name(Schedule s) { return nameIn(s, kSchedules); }
+std::string_view name(Recompute r) { return nameIn(r, kRecomputes); }
+
+void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
+  std::ifstream file(path);
+  if (!file) throw InputError(fmt::format("cannot read DeepSpeed config '{}'", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  const results::Json doc = results::Json::parse(text.str(), nullptr, false, true);
+  if (doc.is_discarded() || !doc.is_object()) throw InputError(fmt::format("{}: not valid JSON", path));
+  const results::JsonReader in(doc, path);
+  if (in.has("zero_optimization")) {
+    const results::JsonReader zero = in.child("zero_optimization");
+    const int stage = zero.get<int>("stage", 0);
+    if (stage < 0 || stage > 3) zero.fail("stage", fmt::format("must be 0 to 3 (got {})", stage));
+    c.sharding = parseZeroStage(stage);
+    c.shardingName = fmt::format("zero{}", stage);
+    auto offload = [&](const char* field) {
+      if (!zero.has(field)) return OffloadTarget::None;
+      const std::string device = zero.child(field).get<std::string>("device", "none");
+      if (device == "cpu") return OffloadTarget::Cpu;
+      if (device == "nvme") return OffloadTarget::Nvme;
+      if (device == "none") return OffloadTarget::None;
+      zero.child(field).fail("device", fmt::format("unknown device '{}' (valid: none, cpu, nvme)", device));
+    };
+    c.offloadOptimizer = offload("offload_optimizer");
+    c.offloadParams = offload("offload_param");
+    if (zero.has("reduce_bucket_size")) c.bucketBytes = zero.positive("reduce_bucket_size") * 2;  // elements of 16-bit gradients
+  }
+  const bool fp16 = in.has("fp16") && in.child("fp16").get<bool>("enabled", false);
+  const bool bf16 = in.has("bf16") && in.child("bf16").get<bool>("enabled", false);
+  c.precision = fp16 || bf16 ? Precision::Mixed : Precision::Fp32;
+  if (in.has("optimizer")) {
+    const results::JsonReader opt = in.child("optimizer");
+    std::string type = opt.get<std::string>("type", "Adam");
+    for (auto& ch : type) ch = static_cast<char>(std::tolower(ch));
+    if (type == "sgd") {
+      const bool momentum = opt.has("params") && opt.child("params").get<double>("momentum", 0.0) > 0;
+      c.optimizer = momentum ? Optimizer::SgdMomentum : Optimizer::Sgd;
+    } else if (type == "adam" || type == "adamw" || type == "fusedadam" || type == "cpuadam") {
+      c.optimizer = Optimizer::Adam;
+    } else {
+      opt.fail("type", fmt::format("optimizer '{}' is not modelled (Adam, AdamW, SGD)", type));
+    }
+  }
+  // DeepSpeed's batch rule: train_batch_size = micro x accumulation x data-parallel size. The
+  // data-parallel size is known only later (resolve), so keep what was given.
+  if (in.has("train_micro_batch_size_per_gpu")) c.microBatch = in.get<int>("train_micro_batch_size_per_gpu");
+  if (in.has("train_batch_size")) c.globalBatch = in.get<int>("train_batch_size");
+  if (in.has("gradient_accumulation_steps")) c.accumulation = in.get<int>("gradient_accumulation_steps");
+}
+
+void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
+  if (c.gpus < 1) throw InputError(fmt::format("--gpus must be at least 1 (got {})", c.gpus));
+  if (c.gpus > cluster.gpus()) {
+    throw InputError(fmt::format("--gpus {} is more than cluster '{}' has ({} nodes x {} GPUs; use --nodes)", c.gpus, cluster.name,
+                                 cluster.nodes, cluster.gpusPerNode));
+  }
+  for (auto [value, flag] : {std::pair{c.tp, "--tp"}, {c.pp, "--pp"}, {c.vpp, "--vpp"}}) {
+    if (value < 1) throw InputError(fmt::format("{} must be at least 1 (got {})", flag, value));
+  }
+  const int modelParallel = c.tp * c.pp;
+  if (c.gpus % modelParallel != 0) {
+    throw InputError(fmt::format("--tp {} x --pp {} = {} does not divide {} GPUs", c.tp, c.pp, modelParallel, c.gpus));
+  }
+  if (c.dp == 0) c.dp = c.gpus / modelParallel;
+  if (c.dp * modelParallel != c.gpus) {
+    throw InputError(fmt::format("--dp {} x --tp {} x --pp {} = {} GPUs, but --gpus is {}", c.dp, c.tp, c.pp, c.dp * modelParallel, c.gpus));
+  }
+  if (c.tp > cluster.gpusPerNode) {
+    throw InputError(fmt::format("--tp {} spans nodes: tensor parallelism stays within a node of {} GPUs", c.tp, cluster.gpusPerNode));
+  }
+  if (c.statesOnly) return;
+  if (m.architecture == Architecture::Given) {
+    if (c.tp > 1 || c.pp > 1) throw InputError(fmt::format("model '{}' gives no layer shapes: only data parallelism (--tp 1 --pp 1)", m.name));
+  } else {
+    if (m.heads % c.tp != 0) throw InputError(fmt::format("--tp {} does not divide the {} attention heads", c.tp, m.heads));
+    if (m.kvHeads % c.tp != 0 && c.tp % m.kvHeads != 0) {
+      throw InputError(fmt::format("--tp {} and the {} key/value heads do not divide each other", c.tp, m.kvHeads));
+    }
+    if (m.layers % (c.pp * c.vpp) != 0) {
+      throw InputError(fmt::format("--pp {} x --vpp {} = {} stages do not divide the {} layers", c.pp, c.vpp, c.pp * c.vpp, m.layers));
+    }
+    if (c.seq < 1) throw InputError("--seq is required (tokens per sample)");
+    if (m.maxPositions > 0 && c.seq > m.maxPositions && m.learnedPositions) {
+      throw InputError(fmt::format("--seq {} is longer than the model's {} learned positions", c.seq, m.maxPositions));
+    }
+  }
+  if (c.microBatch < 1) throw InputError(fmt::format("--micro-batch must be at least 1 (got {})", c.microBatch));
+  if (c.globalBatch < 1) {
+    // DeepSpeed style: micro x accumulation x dp.
+    c.globalBatch = c.microBatch * std::max(1, c.accumulation) * c.dp;
+  }
+  if (c.globalBatch % (c.microBatch * c.dp) != 0) {
+    throw InputError(fmt::format("--global-batch {} is not a multiple of --micro-batch {} x data-parallel {} = {}", c.globalBatch,
+                                 c.microBatch, c.dp, c.microBatch * c.dp));
+  }
+  c.accumulation = c.globalBatch / (c.microBatch * c.dp);
+  if (c.vpp > 1) {
+    if (c.pp == 1) throw InputError("--vpp needs pipeline parallelism (--pp > 1)");
+    c.schedule = Schedule::Interleaved;
+  }
+  if (c.schedule == Schedule::Interleaved) {
+    if (c.vpp == 1) throw InputError("the interleaved schedule needs --vpp > 1");
+    if (c.accumulation % c.pp != 0) {
+      throw InputError(fmt::format("the interleaved schedule needs the {} micro-batches to be a multiple of --pp {}", c.accumulation, c.pp));
+    }
+  }
+  if (c.sharding == StateSharding::Everything && c.pp > 1) {
+    throw InputError("ZeRO-3 / FULL_SHARD with pipeline parallelism is not supported (as in DeepSpeed): use --zero 0-2");
+  }
+  if (c.sequenceParallel && c.tp == 1) c.sequenceParallel = false;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,72 @@
+#pragma once
+
+// How a model is trained: the parallel layout, the data-parallel memory scheme, precision,
+// optimizer, batch arithmetic, recompute and pipeline schedule. Filled from ccsim's flags and/or a
+// DeepSpeed ds_config.json, then checked against the model and the cluster.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim/cluster.h"
+#include "sim/training/model_card.h"
+
+namespace cclab::sim {
+
+// How data-parallel ranks share the model states. FSDP's strategies map onto ZeRO's stages:
+// NO_SHARD = DDP, SHARD_GRAD_OP = ZeRO-2, FULL_SHARD = ZeRO-3, HYBRID_SHARD = ZeRO-3 within a
+// node and replicas across nodes.
+enum class StateSharding { None, Optimizer, OptimizerGradients, Everything, EverythingWithinNode };
+enum class Precision { Mixed, Fp32 };
+enum class Optimizer { Adam, SgdMomentum, Sgd };
+enum class Recompute { None, Selective, Full };
+enum class Schedule { GPipe, OneFOneB, Interleaved };
+enum class OffloadTarget { None, Cpu, Nvme };
+
+struct TrainConfig {
+  int gpus = 0;
+  int dp = 0, tp = 1, pp = 1, vpp = 1;  // dp 0: the GPUs left over
+  StateSharding sharding = StateSharding::None;
+  std::string shardingName = "ddp";    // as the user said it: ddp, zero1..3, fsdp-...
+  Precision precision = Precision::Mixed;
+  Optimizer optimizer = Optimizer::Adam;
+  int globalBatch = 0;
+  int microBatch = 1;
+  int seq = 0;
+  Recompute recompute = Recompute::None;
+  bool flashAttention = true;
+  bool sequenceParallel = false;
+  Schedule schedule = Schedule::OneFOneB;
+  OffloadTarget offloadOptimizer = OffloadTarget::None;
+  OffloadTarget offloadParams = OffloadTarget::None;
+  bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
+  double bucketBytes = 25.0 * (1 << 20);       // DDP gradient bucket size
+  double frameworkBytes = 2.0 * (1 << 30);     // CUDA context, allocator fragmentation, workspaces
+  std::optional<double> tokens;        // training budget; default 20 tokens per parameter (Chinchilla)
+  bool statesOnly = false;             // --params: model states only (no model shape, no step time)
+
+  // Derived by resolve(): gradient accumulation steps (micro-batches per step per pipeline).
+  int accumulation = 1;
+};
+
+// Parses flag values; throw InputError listing the valid ones.
+StateSharding parseZeroStage(int stage);
+StateSharding parseFsdp(std::string_view strategy);
+Precision parsePrecision(std::string_view text);
+Optimizer parseOptimizer(std::string_view text);
+Recompute parseRecompute(std::string_view text);
+Schedule parseSchedule(std::string_view text);
+std::string_view name(StateSharding s);
+std::string_view name(Schedule s);
+std::string_view name(Recompute r);
+
+// Fills `config` from a DeepSpeed ds_config.json: ZeRO stage, offload_optimizer / offload_param,
+// train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps, fp16/bf16,
+// optimizer type. Flags given on the command line win (the caller applies them after).
+void applyDeepSpeedConfig(const std::string& path, TrainConfig& config);
+
+// Completes the derived sizes (dp, accumulation, schedule) and checks that everything divides:
+// throws InputError naming what does not.
+void resolve(TrainConfig& config, const ModelCard& model, const Cluster& cluster);
+
+}  // namespace cclab::sim
