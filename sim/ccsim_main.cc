@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
     commands.emplace_back(app.get_subcommand("validate"), validate);
     auto train = cclab::sim::cli::addTrainCommand(app);
     commands.emplace_back(app.get_subcommand("train"), train);
+    auto plan = cclab::sim::cli::addPlanCommand(app);
+    commands.emplace_back(app.get_subcommand("plan"), plan);
     // Name an unknown command rather than CLI11's "A subcommand is required".
     const std::string first = argc > 1 ? argv[1] : "";
     std::string known;

@@ -86,8 +86,8 @@ GpuSpec readGpu(const JsonReader& in) {
       gpu.gemmEfficiency.emplace_back(dim, efficiency);
     }
   }
-  gpu.flashAttentionEfficiency = fraction(in, "flash_attention_efficiency", 0.0);
-  gpu.memoryEfficiency = fraction(in, "memory_efficiency", 0.0);
+  gpu.flashAttentionEfficiency = fraction(in, "flash_attention_efficiency", 0.5);
+  gpu.memoryEfficiency = fraction(in, "memory_efficiency", 0.8);
   return gpu;
 }
 
@@ -186,8 +186,33 @@ Json calibrationToJson(const Calibration& c) {
 
 std::string_view name(LinkClass link) { return nameOf(static_cast<int>(link), kLinks); }
 
-Cluster clusterFromJson(const Json& doc, const std::string& source) {
-  if (!doc.is_object()) throw InputError(fmt::format("{}: a cluster description must be a JSON object", source));
+namespace {
+
+// models/gpus/<name>.json, read for a cluster that names its GPU.
+Json gpuDescription(const std::string& name, const std::string& source) {
+  const std::filesystem::path path = modelsDirectory() / "gpus" / (name + ".json");
+  std::ifstream in(path);
+  if (!in) {
+    std::string known;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(modelsDirectory() / "gpus", ec)) {
+      known += fmt::format("{}{}", known.empty() ? "" : ", ", entry.path().stem().string());
+    }
+    throw InputError(fmt::format("{}: gpu: unknown GPU '{}' (models/gpus: {}; or describe it inline as an object)", source, name, known));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const Json gpu = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (gpu.is_discarded() || !gpu.is_object()) throw InputError(fmt::format("{}: not valid JSON (a GPU description)", path.string()));
+  return gpu;
+}
+
+}  // namespace
+
+Cluster clusterFromJson(const Json& given, const std::string& source) {
+  if (!given.is_object()) throw InputError(fmt::format("{}: a cluster description must be a JSON object", source));
+  Json doc = given;
+  if (doc.contains("gpu") && doc["gpu"].is_string()) doc["gpu"] = gpuDescription(doc["gpu"].get<std::string>(), source);
   const JsonReader in(doc, source);
   Cluster c;
   c.document = doc;
@@ -276,12 +301,12 @@ void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpus
   }
 }
 
-std::filesystem::path presetDirectory() {
-  if (const char* env = std::getenv("CCLAB_MODELS"); env != nullptr && *env != '\0') {
-    return std::filesystem::path(env) / "clusters";
-  }
-  return std::filesystem::path(CCLAB_MODELS_DIR) / "clusters";
+std::filesystem::path modelsDirectory() {
+  if (const char* env = std::getenv("CCLAB_MODELS"); env != nullptr && *env != '\0') return env;
+  return CCLAB_MODELS_DIR;
 }
+
+std::filesystem::path presetDirectory() { return modelsDirectory() / "clusters"; }
 
 std::vector<std::string> presetNames() {
   std::vector<std::string> names;

@@ -28,8 +28,8 @@ struct GpuSpec {
   // smallest dimension (interpolated between points), a fused (flash) attention kernel's fraction
   // of peak, and memory-bound kernels' fraction of the memory bandwidth.
   std::vector<std::pair<double, double>> gemmEfficiency;  // (smallest dimension, fraction of peak)
-  double flashAttentionEfficiency = 0;
-  double memoryEfficiency = 0;
+  double flashAttentionEfficiency = 0.5;
+  double memoryEfficiency = 0.8;
 };
 
 enum class FabricKind { NVSwitch, NVLink, PCIe, SharedMemory };
@@ -123,7 +123,8 @@ struct Cluster {
 };
 
 // Reads a preset name (models/clusters/<name>.json) or a file path. Throws InputError naming the
-// file, the field and the problem.
+// file, the field and the problem. "gpu" is an object, or the name of a GPU description in
+// models/gpus/ (so each GPU's numbers live in one file), which the returned document holds inline.
 Cluster loadCluster(const std::string& presetOrPath);
 Cluster clusterFromJson(const Json& doc, const std::string& source);
 Json toJson(const Cluster& cluster);
@@ -131,7 +132,9 @@ Json toJson(const Cluster& cluster);
 // Changes the node count and GPUs per node (1 to 16,384 GPUs). NICs follow gpus_per_nic.
 void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpusPerNode);
 
-// Where presets are found: $CCLAB_MODELS/clusters if set, else the source tree's models/clusters.
+// Where descriptions are found: $CCLAB_MODELS if set, else the source tree's models/ — clusters/,
+// gpus/ and cards/ (model cards) below it.
+std::filesystem::path modelsDirectory();
 std::filesystem::path presetDirectory();
 std::vector<std::string> presetNames();
 

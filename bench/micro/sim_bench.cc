@@ -1,5 +1,5 @@
-// How many collective predictions ccsim makes per second on one core (target: over a million).
-// A planner the user would call in a loop: one Predictor, many queries.
+// How many collective predictions ccsim makes per second on one core (target: over a million),
+// and how long `ccsim plan` takes to search GPT-3 175B on 1,024 GPUs (target: under a second).
 //
 //   ./build/bench/micro/sim_bench
 
@@ -8,6 +8,7 @@
 #include <map>
 
 #include "sim/predictor.h"
+#include "sim/training/planner.h"
 
 namespace {
 
@@ -52,9 +53,30 @@ void BM_PredictEveryCollective(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// ccsim plan's whole search, as the command runs it: a fresh pricer (cold collective caches), every
+// layout of GPT-3 175B on 128 DGX A100 nodes, global batch 1536, sequence 2048.
+void BM_PlanGpt3On1024Gpus(benchmark::State& state) {
+  const cclab::sim::ModelCard model = cclab::sim::loadModel("gpt3-175b");
+  cclab::sim::Cluster cluster = cclab::sim::loadCluster("dgx-a100");
+  cclab::sim::reshape(cluster, 128, std::nullopt);
+  cclab::sim::TrainConfig base;
+  base.gpus = 1024;
+  base.globalBatch = 1536;
+  base.seq = 2048;
+  long layouts = 0;
+  for (auto _ : state) {
+    cclab::sim::TrainingPricer pricer(cluster);
+    const cclab::sim::PlanResult r = cclab::sim::plan(model, base, pricer);
+    benchmark::DoNotOptimize(r.best.data());
+    layouts += r.explored;
+  }
+  state.SetItemsProcessed(layouts);  // layouts explored per second
+}
+
 BENCHMARK_CAPTURE(BM_Predict, ring, "ring")->Arg(1)->Arg(2048);
 BENCHMARK_CAPTURE(BM_Predict, auto, "auto")->Arg(1)->Arg(2048);
 BENCHMARK(BM_PredictEveryCollective);
+BENCHMARK(BM_PlanGpt3On1024Gpus)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

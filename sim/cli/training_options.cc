@@ -48,10 +48,7 @@ void TrainingOptions::add(CLI::App& cmd, bool layout) {
   cmd.add_flag("--json", json, "print one JSON object instead of the report");
 }
 
-ModelCard TrainingOptions::loadModelCard() const {
-  if (model.empty() == !params.has_value()) throw InputError("give the model: --model <card|config.json>, or --params <count> for model states only");
-  return loadModel(model);
-}
+ModelCard TrainingOptions::loadModelCard() const { return loadModel(model); }
 
 Cluster TrainingOptions::loadClusterShape() const {
   Cluster c = loadCluster(cluster);
@@ -60,6 +57,8 @@ Cluster TrainingOptions::loadClusterShape() const {
 }
 
 TrainConfig TrainingOptions::config(const Cluster& cluster) const {
+  if (model.empty() == !params.has_value()) throw InputError("give the model: --model <card|config.json>, or --params <count> for model states only");
+  if (params && !(*params >= 1)) throw InputError(fmt::format("--params must be at least 1 (got {:g})", *params));
   TrainConfig c;
   if (!deepspeed.empty()) applyDeepSpeedConfig(deepspeed, c);
   c.gpus = gpus.value_or(cluster.gpus());
@@ -68,10 +67,7 @@ TrainConfig TrainingOptions::config(const Cluster& cluster) const {
   if (pp) c.pp = *pp;
   if (vpp) c.vpp = *vpp;
   if (zero && !fsdp.empty()) throw InputError("--zero and --fsdp choose the same thing: give one");
-  if (zero) {
-    c.sharding = parseZeroStage(*zero);
-    c.shardingName = fmt::format("zero{}", *zero);
-  }
+  if (zero) setZeroStage(c, *zero);
   if (!fsdp.empty()) {
     c.sharding = parseFsdp(fsdp);
     c.shardingName = "fsdp-" + fsdp;

@@ -71,7 +71,7 @@ double gemmEfficiency(const Cluster& cluster, double dim) {
 
 MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
   const double peak = peakFlops(cluster, c.precision);
-  const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * (cluster.gpu.memoryEfficiency > 0 ? cluster.gpu.memoryEfficiency : 0.8);
+  const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
   MicroBatchCompute t;
   if (m.architecture == Architecture::Given) {
     const double forward = m.givenForwardFlopsPerSample * c.microBatch / (peak * gemmEfficiency(cluster, 1024));
@@ -89,8 +89,7 @@ MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, co
   const double attentionFlops = attentionFlopsPerToken(m, c.seq) * tokens / tp;
   double attention;
   if (c.flashAttention) {
-    const double efficiency = cluster.gpu.flashAttentionEfficiency > 0 ? cluster.gpu.flashAttentionEfficiency : 0.5;
-    attention = attentionFlops * (causal ? 0.5 : 1.0) / (peak * efficiency);  // a fused kernel skips masked tiles
+    attention = attentionFlops * (causal ? 0.5 : 1.0) / (peak * cluster.gpu.flashAttentionEfficiency);  // a fused kernel skips masked tiles
   } else {
     // Batched GEMMs QK^T and AV: (s x d)(d x s) per head, with d the head dimension. Their large
     // s x s outputs make them memory-bound rather than tile-bound, so they are priced by roofline:

@@ -70,11 +70,13 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   const double activationBytes = model.architecture == Architecture::Given ? 0.0 : 2.0 * c.microBatch * c.seq * model.hidden;
 
   // Tensor parallelism: two all-reduces of the layer's activations forward and two backward, per
-  // layer per micro-batch, inside the node (sequence parallelism swaps each for a reduce-scatter
-  // plus an all-gather of the same volume). Full recompute runs the forward's again.
+  // layer per micro-batch, inside the node; sequence parallelism swaps each for a reduce-scatter
+  // plus an all-gather of the same volume. Full recompute runs the forward's again.
   double tpPerMicroBatch = 0;
   if (c.tp > 1) {
-    const double allReduce = pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
+    const double allReduce = c.sequenceParallel ? pricer.seconds(Collective::ReduceScatter, activationBytes, c.tp, 1) +
+                                                      pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
+                                                : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
     const double perLayer = (c.recompute == Recompute::Full ? 6 : 4) * allReduce;
     tpPerMicroBatch = static_cast<double>(model.layers) / c.pp * perLayer;
   }
@@ -166,7 +168,7 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   if (c.offloadOptimizer == OffloadTarget::None) {
     const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
     const double bytesPerParameter = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
-    const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * (cluster.gpu.memoryEfficiency > 0 ? cluster.gpu.memoryEfficiency : 0.8);
+    const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
     s.optimizer = updated * bytesPerParameter / bandwidth;
   }
   s.total = s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer;

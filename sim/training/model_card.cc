@@ -117,7 +117,7 @@ std::uint64_t ModelCard::parameters() const {
 std::vector<std::string> modelCardNames() {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(presetDirectory().parent_path() / "cards", ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator(modelsDirectory() / "cards", ec)) {
     if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
   }
   std::sort(names.begin(), names.end());
@@ -128,7 +128,7 @@ ModelCard loadModel(const std::string& cardOrPath) {
   std::filesystem::path path = cardOrPath;
   const bool looksLikePath = cardOrPath.find('/') != std::string::npos || cardOrPath.ends_with(".json");
   if (!looksLikePath) {
-    path = presetDirectory().parent_path() / "cards" / (cardOrPath + ".json");
+    path = modelsDirectory() / "cards" / (cardOrPath + ".json");
     if (!std::filesystem::exists(path)) {
       std::string known;
       for (const auto& n : modelCardNames()) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);

@@ -59,6 +59,10 @@ StateSharding parseZeroStage(int stage) {
     default: throw InputError(fmt::format("--zero {} is not a ZeRO stage (0, 1, 2 or 3)", stage));
   }
 }
+void setZeroStage(TrainConfig& c, int stage) {
+  c.sharding = parseZeroStage(stage);
+  c.shardingName = stage == 0 ? "ddp" : fmt::format("zero{}", stage);
+}
 StateSharding parseFsdp(std::string_view s) { return pick(s, kFsdp, "FSDP strategy"); }
 Precision parsePrecision(std::string_view s) { return pick(s, kPrecisions, "precision"); }
 Optimizer parseOptimizer(std::string_view s) { return pick(s, kOptimizers, "optimizer"); }
@@ -80,8 +84,7 @@ void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
     const results::JsonReader zero = in.child("zero_optimization");
     const int stage = zero.get<int>("stage", 0);
     if (stage < 0 || stage > 3) zero.fail("stage", fmt::format("must be 0 to 3 (got {})", stage));
-    c.sharding = parseZeroStage(stage);
-    c.shardingName = fmt::format("zero{}", stage);
+    setZeroStage(c, stage);
     auto offload = [&](const char* field) {
       if (!zero.has(field)) return OffloadTarget::None;
       const std::string device = zero.child(field).get<std::string>("device", "none");
@@ -173,8 +176,11 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
       throw InputError(fmt::format("the interleaved schedule needs the {} micro-batches to be a multiple of --pp {}", c.accumulation, c.pp));
     }
   }
-  if (c.sharding == StateSharding::Everything && c.pp > 1) {
-    throw InputError("ZeRO-3 / FULL_SHARD with pipeline parallelism is not supported (as in DeepSpeed): use --zero 0-2");
+  // DeepSpeed's pipeline engine accepts ZeRO-0/1 only (sharded gradients would be reduced at every
+  // micro-batch); Megatron-LM's distributed optimizer is ZeRO-1.
+  if (c.pp > 1 && c.sharding != StateSharding::None && c.sharding != StateSharding::Optimizer) {
+    throw InputError(fmt::format("{} with pipeline parallelism is not supported (as in DeepSpeed and Megatron-LM): use ZeRO-0/1 with --pp > 1",
+                                 c.shardingName));
   }
   if (c.sequenceParallel && c.tp == 1) c.sequenceParallel = false;
 }

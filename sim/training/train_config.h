@@ -51,6 +51,8 @@ struct TrainConfig {
 
 // Parses flag values; throw InputError listing the valid ones.
 StateSharding parseZeroStage(int stage);
+// Sets the ZeRO stage and its name ("ddp" for stage 0, "zero1".."zero3").
+void setZeroStage(TrainConfig& config, int stage);
 StateSharding parseFsdp(std::string_view strategy);
 Precision parsePrecision(std::string_view text);
 Optimizer parseOptimizer(std::string_view text);

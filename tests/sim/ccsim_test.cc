@@ -81,6 +81,77 @@ TEST_F(Ccsim, CalibrateThenValidateFromFiles) {
   EXPECT_TRUE(doc["rows"][0]["calibrated"].get<bool>());
 }
 
+TEST_F(Ccsim, TrainJsonNamesItsUnitsAndAddsUp) {
+  const Outcome run = ccsim("train --model llama2-7b --cluster dgx-a100 --nodes 2 --tp 2 --pp 2 --global-batch 64 --micro-batch 1 "
+                            "--seq 4096 --zero 1 --json");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Json j = results::Json::parse(run.out);
+  EXPECT_EQ(j.at("params").get<double>(), 6738415616.0);
+  const results::Json& memory = j.at("memory_per_gpu_bytes");
+  double sum = 0;
+  for (const char* key : {"parameters", "gradients", "optimizer_states", "activations", "other"}) sum += memory.at(key).get<double>();
+  EXPECT_DOUBLE_EQ(memory.at("total").get<double>(), sum);
+  EXPECT_TRUE(j.at("fits").get<bool>());
+  const results::Json& step = j.at("step_time_s");
+  double parts = 0;
+  for (const char* key : {"compute", "tp_comm", "pp_comm", "dp_comm", "shard_comm", "offload", "pipeline_bubble", "optimizer"}) {
+    parts += step.at(key).get<double>();
+  }
+  EXPECT_NEAR(step.at("total").get<double>(), parts, 1e-9 * parts);
+  EXPECT_GT(step.at("tp_comm").get<double>(), 0);
+  EXPECT_GT(step.at("pipeline_bubble").get<double>(), 0);
+  // dp 4, 16 micro-batches per pipeline of 2 stages: (p-1)/(m+p-1).
+  EXPECT_DOUBLE_EQ(j.at("bubble_fraction").get<double>(), 1.0 / 17);
+  for (const char* key : {"tokens_per_s", "mfu", "hfu", "train_time_s", "gpu_hours", "cost_usd"}) EXPECT_GT(j.at(key).get<double>(), 0) << key;
+  EXPECT_DOUBLE_EQ(j.at("tokens_per_s").get<double>(), 64.0 * 4096 / step.at("total").get<double>());
+}
+
+TEST_F(Ccsim, TrainAnswersTheZeroPapersQuestionFromAParameterCount) {
+  const Outcome run = ccsim("train --params 7.5e9 --cluster dgx-a100 --nodes 8 --zero 2 --json");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Json j = results::Json::parse(run.out);
+  const results::Json& m = j.at("memory_per_gpu_bytes");
+  EXPECT_DOUBLE_EQ(m.at("parameters").get<double>() + m.at("gradients").get<double>() + m.at("optimizer_states").get<double>(),
+                   (2 + 14.0 / 64) * 7.5e9);
+  EXPECT_FALSE(j.contains("step_time_s"));  // no shape, no step time
+}
+
+TEST_F(Ccsim, TrainReadsHuggingFaceAndDeepSpeedConfigs) {
+  const std::string training = std::string(CCLAB_TEST_DATA) + "/training";
+  const Outcome run = ccsim("train --model " + training + "/gpt2-config.json --cluster dgx-a100 --nodes 4 --seq 1024 --deepspeed " +
+                            training + "/ds_config_zero2_offload.json");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("124439808"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("dp 32 x tp 1 x pp 1, zero2"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("global 256 = micro 4 x accumulation 2 x dp 32"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("to host memory"), std::string::npos) << run.out;
+  // Too big for one GPU: the report says so and by how much.
+  const Outcome big = ccsim("train --model llama2-13b --cluster dgx-a100 --gpus 1 --global-batch 1 --seq 4096");
+  ASSERT_EQ(big.exitCode, 0) << big.err;
+  EXPECT_NE(big.out.find("DOES NOT FIT"), std::string::npos) << big.out;
+}
+
+TEST_F(Ccsim, PlanPrintsTheFastestLayoutsThatFit) {
+  const Outcome run = ccsim("plan --model gpt3-175b --cluster dgx-a100 --nodes 128 --global-batch 1536 --seq 2048 --top 5 --json");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Json j = results::Json::parse(run.out);
+  ASSERT_EQ(j.at("plans").size(), 5u);
+  double previous = 0;
+  for (const results::Json& p : j.at("plans")) {
+    EXPECT_TRUE(p.at("fits").get<bool>());
+    const double step = p.at("step_time_s").at("total").get<double>();
+    EXPECT_GE(step, previous);
+    previous = step;
+    const results::Json& l = p.at("layout");
+    EXPECT_EQ(l.at("dp").get<int>() * l.at("tp").get<int>() * l.at("pp").get<int>(), 1024);
+  }
+  EXPECT_EQ(j.at("explored").get<long>(), j.at("not_dividing").get<long>() + j.at("not_fitting").get<long>() + j.at("fitting").get<long>());
+  const Outcome text = ccsim("plan --model llama2-7b --cluster dgx-a100 --global-batch 64 --seq 4096 --top 3");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("rank     dp  tp  pp vpp"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("best: dp "), std::string::npos) << text.out;
+}
+
 TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
   const std::string malformed = file("malformed.json", "{ \"name\": ");
   const std::string negative = file("negative.json", R"({"name": "x", "nodes": 1, "gpus_per_node": 2,
@@ -88,6 +159,9 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       "intra_node": {"kind": "nvswitch", "bandwidth_gbps": -100, "latency_us": 1}})");
   const std::string results = file("r.json", R"({"schema": "cclab-results", "schema_version": 1, "run": {}, "rows": []})");
   const std::string notResults = file("notes.txt", "hello\n");
+  const std::string unknownGpu = file("z100.json", R"({"name": "x", "nodes": 1, "gpus_per_node": 2, "gpu": "z100",
+      "intra_node": {"kind": "nvswitch", "bandwidth_gbps": 100, "latency_us": 1}})");
+  const std::string training = std::string(CCLAB_TEST_DATA) + "/training";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"collective all_reduce --cluster " + malformed, "not valid JSON"},
       {"collective all_reduce --cluster " + negative, "intra_node.bandwidth_gbps: must be positive (got -100)"},
@@ -104,6 +178,27 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"validate " + std::string(CCLAB_TEST_DATA) + "/nccl-tests-h100/all_reduce.txt --cluster " + malformed, "not valid JSON"},
       {"calibrate --ranks x " + std::string(CCLAB_TEST_DATA) + "/nccl-tests-h100/all_reduce.txt -o f.json", "--ranks 'x'"},
       {"frobnicate", "unknown command 'frobnicate'"},
+      {"collective all_reduce --cluster " + unknownGpu, "gpu: unknown GPU 'z100' (models/gpus: "},
+      {"train --model " + training + "/missing-layers-config.json --cluster dgx-a100 --global-batch 8", "num_hidden_layers: missing"},
+      {"train --model llama2-7b --cluster dgx-a100 --global-batch 8 --tp 3", "--tp 3 x --pp 1 = 3 does not divide 8 GPUs"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --tp 8", "--tp 8 does not divide the 12 attention heads"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --pp 8", "stages do not divide the 12 layers"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 100 --micro-batch 3", "--global-batch 100 is not a multiple of --micro-batch 3"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 5", "--zero 5 is not a ZeRO stage"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp half_shard", "unknown FSDP strategy 'half_shard'"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 1 --fsdp full_shard", "--zero and --fsdp"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --precision fp8", "unknown precision 'fp8'"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --offload gpu", "unknown --offload 'gpu'"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --seq 4096", "longer than the model's 1024 learned positions"},
+      {"train --model gpt2 --params 1e9 --cluster dgx-a100", "give the model"},
+      {"train --model gpt5 --cluster dgx-a100 --global-batch 8", "gpt5"},
+      {"train --model gpt2 --cluster dgx-a100 --deepspeed " + training + "/ds_config_bad_stage.json", "stage: must be 0 to 3"},
+      {"train --model gpt2 --cluster dgx-a100 --deepspeed " + malformed, "not valid JSON"},
+      {"plan --model gpt2 --cluster dgx-a100", "needs --global-batch"},
+      {"plan --cluster dgx-a100 --global-batch 8", "give the model"},
+      {"train --params -5 --cluster dgx-a100", "--params must be at least 1"},
+      {"plan --params 1e9 --cluster dgx-a100 --global-batch 8", "give --model, not --params"},
+      {"plan --model gpt2 --cluster dgx-a100 --global-batch 8 --top 0", "--top must be at least 1"},
   };
   for (const auto& [args, message] : cases) {
     const Outcome run = ccsim(args);
