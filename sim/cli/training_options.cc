@@ -33,7 +33,8 @@ void TrainingOptions::add(CLI::App& cmd, bool layout) {
     cmd.add_option("--micro-batch", microBatch, "samples per GPU per micro-batch");
     cmd.add_option("--recompute", recompute, "activation recompute: none, selective, full");
     cmd.add_option("--schedule", schedule, "pipeline schedule: gpipe, 1f1b, interleaved");
-    cmd.add_option("--offload", offload, "ZeRO-Offload: none, optimizer, optimizer+params")->capture_default_str();
+    cmd.add_option("--offload", offload, "ZeRO-Offload / ZeRO-Infinity: none, optimizer, optimizer+params")->capture_default_str();
+    cmd.add_option("--offload-device", offloadDevice, "where offloaded states go: cpu (host memory) or nvme")->capture_default_str();
   }
   cmd.add_option("--global-batch", globalBatch, "samples per optimizer step");
   cmd.add_option("--seq", seq, "tokens per sample");
@@ -83,10 +84,16 @@ TrainConfig TrainingOptions::config(const Cluster& cluster) const {
   c.sequenceParallel = onOff(sequenceParallel, "--sequence-parallel");
   c.overlapGradReduce = onOff(overlap, "--overlap-grad-reduce");
   c.frameworkBytes = static_cast<double>(parseSize(framework, "--framework-overhead"));
+  OffloadTarget device = OffloadTarget::Cpu;
+  if (offloadDevice == "nvme") {
+    device = OffloadTarget::Nvme;
+  } else if (offloadDevice != "cpu") {
+    throw InputError(fmt::format("unknown --offload-device '{}' (valid: cpu, nvme)", offloadDevice));
+  }
   if (offload == "optimizer") {
-    c.offloadOptimizer = OffloadTarget::Cpu;
+    c.offloadOptimizer = device;
   } else if (offload == "optimizer+params") {
-    c.offloadOptimizer = c.offloadParams = OffloadTarget::Cpu;
+    c.offloadOptimizer = c.offloadParams = device;
   } else if (offload != "none") {
     throw InputError(fmt::format("unknown --offload '{}' (valid: none, optimizer, optimizer+params)", offload));
   }

@@ -19,7 +19,7 @@ struct TrainingOptions {
   std::string model, cluster, deepspeed;
   std::optional<double> params;
   std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq;
-  std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none";
+  std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none", offloadDevice = "cpu";
   std::string overlap = "on", framework = "2G";
   std::optional<double> tokens;
   bool json = false;

@@ -123,16 +123,26 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
       case StateSharding::Everything:
       case StateSharding::EverythingWithinNode: {
         // ZeRO-3 / FULL_SHARD: every micro-batch gathers the parameters for its forward and again
-        // for its backward, and scatters its gradients: 1.5x DDP's volume per micro-batch, hidden
-        // behind compute by prefetching except one layer's gather. HYBRID_SHARD does this inside
-        // the node and all-reduces its gradient shard across nodes once per step.
+        // for its backward, and scatters its gradients: 1.5x DDP's volume per micro-batch, one
+        // collective per wrapped unit (each transformer layer, as FSDP wraps them, and the rest:
+        // embeddings, final norm). Prefetching hides them behind compute except the first layer's
+        // gather. HYBRID_SHARD does this inside the node and all-reduces its gradient shard
+        // across nodes once per step.
         const bool hybrid = c.sharding == StateSharding::EverythingWithinNode && c.dp > g / c.tp;
         const int ranks = hybrid ? std::max(1, g / c.tp) : c.dp;
         const int nodes = hybrid ? 1 : where.dpNodes;
-        const double gather = pricer.seconds(Collective::AllGather, shard * per.parameters, ranks, nodes);
-        const double scatter = pricer.seconds(Collective::ReduceScatter, gradientBytes, ranks, nodes);
+        const bool shaped = model.architecture != Architecture::Given;
+        const double layers = shaped ? static_cast<double>(model.layers) / c.pp : 0.0;
+        const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : 0.0;
+        const double restShard = shard - layers * layerShard;
+        auto perUnit = [&](Collective collective, double bytesPerParameter) {
+          return layers * pricer.seconds(collective, layerShard * bytesPerParameter, ranks, nodes) +
+                 pricer.seconds(collective, restShard * bytesPerParameter, ranks, nodes);
+        };
+        const double gather = perUnit(Collective::AllGather, per.parameters);
+        const double scatter = perUnit(Collective::ReduceScatter, per.gradients);
         const double perMicroBatch = 2 * gather + scatter;
-        const double layerGather = model.architecture == Architecture::Given ? gather : gather / model.layers;
+        const double layerGather = shaped ? pricer.seconds(Collective::AllGather, layerShard * per.parameters, ranks, nodes) : gather;
         s.shardComm = m * std::max(layerGather, perMicroBatch - mb.total());
         if (hybrid) {
           const int replicas = c.dp / ranks;
@@ -159,7 +169,14 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
     }
   }
   if (c.offloadParams != OffloadTarget::None && pcie > 0) {
-    const double fetch = 2 * shard * per.parameters / pcie;
+    // Each GPU fetches its ZeRO-3 partition for the forward and again for the backward (then
+    // all-gathers it, priced above), from host memory over PCIe or from the node's NVMe drives,
+    // which its GPUs share; prefetching hides it under compute.
+    double bandwidth = pcie;
+    if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+      bandwidth = std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / g);
+    }
+    const double fetch = 2 * shard / c.dp * per.parameters / bandwidth;
     s.offload += m * std::max(0.0, fetch - mb.total());
   }
 

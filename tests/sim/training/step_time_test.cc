@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -286,9 +287,13 @@ TEST(StepTime, MegatronWeakScalingTableWithinFifteenPercent) {
   const std::vector<MegatronRow> rows = megatronTable();
   ASSERT_EQ(rows.size(), 10u);
   const Cluster a100 = loadCluster("dgx-a100");
+  // The table docs/simulator.md shows, printed as it is checked.
+  std::printf("| params | tp | pp | GPUs | batch | measured TFLOP/s | predicted | error |\n");
   for (const MegatronRow& r : rows) {
     const double predicted = predictedTflopsPerGpu(r, a100);
     EXPECT_NEAR(predicted / r.measured, 1.0, 0.15) << r.billions << "B: predicted " << predicted << " measured " << r.measured;
+    std::printf("| %.1fB | %d | %d | %d | %d | %.0f | %.1f | %+.1f%% |\n", r.billions, r.tp, r.pp, r.gpus, r.batch, r.measured, predicted,
+                100 * (predicted / r.measured - 1));
   }
   // The comparison can fail: with every GEMM at the peak (no efficiency curve) the large models,
   // whose time is almost all GEMMs, miss by far. (Small ones stay close: at h = 2304 the unfused
