@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build cclab, then benchmark all_reduce from 8 B to 64 MiB with the MPI library's
 # own collective and cclab's ring side by side, one rank per core, and write the results file;
-# then calibrate the simulator's description of this machine from it, and predict a GPU cluster.
+# then calibrate the simulator's description of this machine from it, predict a GPU cluster, and
+# plan a training run on one.
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cclab_build
 
@@ -20,3 +21,6 @@ fi
 echo
 echo "== ccsim collective: the same sweep predicted on 4 DGX H100 nodes (32 GPUs)"
 build/sim/ccsim collective all_reduce --cluster dgx-h100 --nodes 4 -b 8 -e 64M -f 8
+echo
+echo "== ccsim plan: the fastest layouts of GPT-3 175B on 1,024 A100s that fit in memory"
+build/sim/ccsim plan --model gpt3-175b --cluster dgx-a100 --nodes 128 --global-batch 1536 --seq 2048 --top 5
