@@ -9,6 +9,7 @@
 
 #include "bench/results/json_reader.h"
 #include "collectives/errors.h"
+#include "sim/descriptions.h"
 
 namespace cclab::sim {
 namespace {
@@ -186,33 +187,19 @@ Json calibrationToJson(const Calibration& c) {
 
 std::string_view name(LinkClass link) { return nameOf(static_cast<int>(link), kLinks); }
 
-namespace {
-
-// models/gpus/<name>.json, read for a cluster that names its GPU.
-Json gpuDescription(const std::string& name, const std::string& source) {
-  const std::filesystem::path path = modelsDirectory() / "gpus" / (name + ".json");
-  std::ifstream in(path);
-  if (!in) {
-    std::string known;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(modelsDirectory() / "gpus", ec)) {
-      known += fmt::format("{}{}", known.empty() ? "" : ", ", entry.path().stem().string());
-    }
-    throw InputError(fmt::format("{}: gpu: unknown GPU '{}' (models/gpus: {}; or describe it inline as an object)", source, name, known));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  const Json gpu = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (gpu.is_discarded() || !gpu.is_object()) throw InputError(fmt::format("{}: not valid JSON (a GPU description)", path.string()));
-  return gpu;
-}
-
-}  // namespace
-
 Cluster clusterFromJson(const Json& given, const std::string& source) {
   if (!given.is_object()) throw InputError(fmt::format("{}: a cluster description must be a JSON object", source));
   Json doc = given;
-  if (doc.contains("gpu") && doc["gpu"].is_string()) doc["gpu"] = gpuDescription(doc["gpu"].get<std::string>(), source);
+  if (doc.contains("gpu") && doc["gpu"].is_string()) {
+    // A GPU named from models/gpus/: its description goes inline, so the document is complete.
+    const std::string gpu = doc["gpu"].get<std::string>();
+    try {
+      doc["gpu"] = readDescription(gpu, "gpus", "GPU", "or describe it inline as an object").doc;
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: gpu: {}", source, e.what()));
+    }
+    if (!doc["gpu"].is_object()) throw InputError(fmt::format("models/gpus/{}.json: a GPU description must be a JSON object", gpu));
+  }
   const JsonReader in(doc, source);
   Cluster c;
   c.document = doc;
@@ -301,40 +288,12 @@ void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpus
   }
 }
 
-std::filesystem::path modelsDirectory() {
-  if (const char* env = std::getenv("CCLAB_MODELS"); env != nullptr && *env != '\0') return env;
-  return CCLAB_MODELS_DIR;
-}
-
-std::filesystem::path presetDirectory() { return modelsDirectory() / "clusters"; }
-
-std::vector<std::string> presetNames() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(presetDirectory(), ec)) {
-    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> presetNames() { return descriptionNames("clusters"); }
 
 Cluster loadCluster(const std::string& presetOrPath) {
-  std::filesystem::path path = presetOrPath;
-  const bool looksLikePath = presetOrPath.find('/') != std::string::npos || presetOrPath.ends_with(".json");
-  if (!looksLikePath) {
-    path = presetDirectory() / (presetOrPath + ".json");
-    if (!std::filesystem::exists(path)) {
-      std::string known;
-      for (const auto& n : presetNames()) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
-      throw InputError(fmt::format("unknown cluster preset '{}' (presets: {}; or give a path to a cluster JSON file)", presetOrPath, known));
-    }
-  }
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot read cluster file '{}'", path.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  const Json doc = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (doc.is_discarded()) throw InputError(fmt::format("{}: not valid JSON", path.string()));
+  const Description d = readDescription(presetOrPath, "clusters", "cluster preset", "or give a path to a cluster JSON file");
+  const Json& doc = d.doc;
+  const std::filesystem::path& path = d.path;
   if (doc.contains("schema") && doc["schema"] == results::kSchemaName) {
     throw InputError(fmt::format("{}: this is a results file, not a cluster description", path.string()));
   }

@@ -132,10 +132,7 @@ Json toJson(const Cluster& cluster);
 // Changes the node count and GPUs per node (1 to 16,384 GPUs). NICs follow gpus_per_nic.
 void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpusPerNode);
 
-// Where descriptions are found: $CCLAB_MODELS if set, else the source tree's models/ — clusters/,
-// gpus/ and cards/ (model cards) below it.
-std::filesystem::path modelsDirectory();
-std::filesystem::path presetDirectory();
+// The presets in models/clusters/ (sim/descriptions.h says where models/ is).
 std::vector<std::string> presetNames();
 
 }  // namespace cclab::sim

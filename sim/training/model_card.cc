@@ -8,7 +8,7 @@
 
 #include "bench/results/json_reader.h"
 #include "collectives/errors.h"
-#include "sim/cluster.h"
+#include "sim/descriptions.h"
 
 namespace cclab::sim {
 namespace {
@@ -114,34 +114,11 @@ std::uint64_t ModelCard::parameters() const {
   return static_cast<std::uint64_t>(layers) * layerParameters() + embeddingParameters();
 }
 
-std::vector<std::string> modelCardNames() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(modelsDirectory() / "cards", ec)) {
-    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> modelCardNames() { return descriptionNames("cards"); }
 
 ModelCard loadModel(const std::string& cardOrPath) {
-  std::filesystem::path path = cardOrPath;
-  const bool looksLikePath = cardOrPath.find('/') != std::string::npos || cardOrPath.ends_with(".json");
-  if (!looksLikePath) {
-    path = modelsDirectory() / "cards" / (cardOrPath + ".json");
-    if (!std::filesystem::exists(path)) {
-      std::string known;
-      for (const auto& n : modelCardNames()) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
-      throw InputError(fmt::format("unknown model card '{}' (cards: {}; or give a path to a config.json)", cardOrPath, known));
-    }
-  }
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot read model config '{}'", path.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  const results::Json doc = results::Json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (doc.is_discarded()) throw InputError(fmt::format("{}: not valid JSON", path.string()));
-  return modelFromJson(doc, path.string(), path.stem().string());
+  const Description d = readDescription(cardOrPath, "cards", "model card", "or give a path to a config.json");
+  return modelFromJson(d.doc, d.path.string(), d.path.stem().string());
 }
 
 }  // namespace cclab::sim

@@ -1,0 +1,31 @@
+#pragma once
+
+// The description files under models/: cluster presets (clusters/), GPUs (gpus/) and model cards
+// (cards/). Each is found by name, or read from a path the user gives.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/results/results.h"
+
+namespace cclab::sim {
+
+// $CCLAB_MODELS if set, else the source tree's models/.
+std::filesystem::path modelsDirectory();
+
+// The names in models/<folder>/, sorted.
+std::vector<std::string> descriptionNames(std::string_view folder);
+
+struct Description {
+  results::Json doc;
+  std::filesystem::path path;
+};
+
+// `nameOrPath` is a name in models/<folder>/ or, when it holds a '/' or ends in .json, a path.
+// Throws InputError: "unknown <kind> '<name>' (models/<folder>: a, b, ...; <hint>)", an unreadable
+// file, or "<path>: not valid JSON".
+Description readDescription(const std::string& nameOrPath, std::string_view folder, std::string_view kind, std::string_view hint);
+
+}  // namespace cclab::sim
