@@ -117,7 +117,11 @@ void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
   // data-parallel size is known only later (resolve), so keep what was given.
   if (in.has("train_micro_batch_size_per_gpu")) c.microBatch = in.get<int>("train_micro_batch_size_per_gpu");
   if (in.has("train_batch_size")) c.globalBatch = in.get<int>("train_batch_size");
-  if (in.has("gradient_accumulation_steps")) c.accumulation = in.get<int>("gradient_accumulation_steps");
+  if (in.has("gradient_accumulation_steps")) {
+    const int steps = in.get<int>("gradient_accumulation_steps");
+    if (steps < 1) in.fail("gradient_accumulation_steps", fmt::format("must be at least 1 (got {})", steps));
+    c.requestedAccumulation = steps;
+  }
 }
 
 void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
@@ -159,13 +163,18 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
   if (c.microBatch < 1) throw InputError(fmt::format("--micro-batch must be at least 1 (got {})", c.microBatch));
   if (c.globalBatch < 1) {
     // DeepSpeed style: micro x accumulation x dp.
-    c.globalBatch = c.microBatch * std::max(1, c.accumulation) * c.dp;
+    c.globalBatch = c.microBatch * c.requestedAccumulation.value_or(1) * c.dp;
   }
   if (c.globalBatch % (c.microBatch * c.dp) != 0) {
     throw InputError(fmt::format("--global-batch {} is not a multiple of --micro-batch {} x data-parallel {} = {}", c.globalBatch,
                                  c.microBatch, c.dp, c.microBatch * c.dp));
   }
   c.accumulation = c.globalBatch / (c.microBatch * c.dp);
+  if (c.requestedAccumulation && *c.requestedAccumulation != c.accumulation) {
+    // DeepSpeed refuses a config whose three batch numbers disagree; so does the simulator.
+    throw InputError(fmt::format("global batch {} != micro-batch {} x gradient_accumulation_steps {} x data-parallel {} (DeepSpeed's rule)",
+                                 c.globalBatch, c.microBatch, *c.requestedAccumulation, c.dp));
+  }
   if (c.vpp > 1) {
     if (c.pp == 1) throw InputError("--vpp needs pipeline parallelism (--pp > 1)");
     c.schedule = Schedule::Interleaved;

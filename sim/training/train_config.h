@@ -47,6 +47,8 @@ struct TrainConfig {
 
   // Derived by resolve(): gradient accumulation steps (micro-batches per step per pipeline).
   int accumulation = 1;
+  // A DeepSpeed config's gradient_accumulation_steps: resolve() checks DeepSpeed's rule with it.
+  std::optional<int> requestedAccumulation;
 };
 
 // Parses flag values; throw InputError listing the valid ones.

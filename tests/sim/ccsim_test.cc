@@ -118,12 +118,12 @@ TEST_F(Ccsim, TrainAnswersTheZeroPapersQuestionFromAParameterCount) {
 
 TEST_F(Ccsim, TrainReadsHuggingFaceAndDeepSpeedConfigs) {
   const std::string training = std::string(CCLAB_TEST_DATA) + "/training";
-  const Outcome run = ccsim("train --model " + training + "/gpt2-config.json --cluster dgx-a100 --nodes 4 --seq 1024 --deepspeed " +
+  const Outcome run = ccsim("train --model " + training + "/gpt2-config.json --cluster dgx-a100 --seq 1024 --deepspeed " +
                             training + "/ds_config_zero2_offload.json");
   ASSERT_EQ(run.exitCode, 0) << run.err;
   EXPECT_NE(run.out.find("124439808"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("dp 32 x tp 1 x pp 1, zero2"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("global 256 = micro 4 x accumulation 2 x dp 32"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("dp 8 x tp 1 x pp 1, zero2"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("global 256 = micro 4 x accumulation 8 x dp 8"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("to host memory"), std::string::npos) << run.out;
   // Too big for one GPU: the report says so and by how much.
   const Outcome big = ccsim("train --model llama2-13b --cluster dgx-a100 --gpus 1 --global-batch 1 --seq 4096");
@@ -194,6 +194,8 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --model gpt5 --cluster dgx-a100 --global-batch 8", "gpt5"},
       {"train --model gpt2 --cluster dgx-a100 --deepspeed " + training + "/ds_config_bad_stage.json", "stage: must be 0 to 3"},
       {"train --model gpt2 --cluster dgx-a100 --deepspeed " + malformed, "not valid JSON"},
+      {"train --model gpt2 --cluster dgx-a100 --nodes 4 --deepspeed " + training + "/ds_config_zero2_offload.json",
+       "global batch 256 != micro-batch 4 x gradient_accumulation_steps 8 x data-parallel 32"},
       {"plan --model gpt2 --cluster dgx-a100", "needs --global-batch"},
       {"plan --cluster dgx-a100 --global-batch 8", "give the model"},
       {"train --params -5 --cluster dgx-a100", "--params must be at least 1"},

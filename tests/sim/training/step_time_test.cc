@@ -235,6 +235,12 @@ TEST(StepTime, DeepSpeedConfigSuppliesTheTrainingSettings) {
   c.seq = 1024;
   resolve(c, loadModel("gpt2-xl"), nodes("dgx-a100", 1));
   EXPECT_EQ(c.accumulation, 8);
+  // On 16 GPUs the three batch numbers disagree, as DeepSpeed would say.
+  TrainConfig sixteen;
+  applyDeepSpeedConfig(std::string(CCLAB_TEST_DATA) + "/training/ds_config_zero2_offload.json", sixteen);
+  sixteen.gpus = 16;
+  sixteen.seq = 1024;
+  EXPECT_THROW(resolve(sixteen, loadModel("gpt2-xl"), nodes("dgx-a100", 2)), InputError);
   TrainConfig bad;
   try {
     applyDeepSpeedConfig(std::string(CCLAB_TEST_DATA) + "/training/ds_config_bad_stage.json", bad);
