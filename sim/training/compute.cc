@@ -74,7 +74,9 @@ MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, co
   const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
   MicroBatchCompute t;
   if (m.architecture == Architecture::Given) {
-    const double forward = m.givenForwardFlopsPerSample * c.microBatch / (peak * gemmEfficiency(cluster, 1024));
+    // Convolutions, norms and activations together: the card's measured fraction of peak.
+    const double efficiency = m.givenEfficiency > 0 ? m.givenEfficiency : gemmEfficiency(cluster, 1024);
+    const double forward = m.givenForwardFlopsPerSample * c.microBatch / (peak * efficiency);
     t.forward = forward;
     t.backward = 2 * forward;
     return t;

@@ -190,14 +190,20 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   }
   s.total = s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer;
 
-  const double tokensPerStep = static_cast<double>(c.globalBatch) * (model.architecture == Architecture::Given ? 1 : c.seq);
+  const bool tokens = model.architecture != Architecture::Given;
+  e.perSample = !tokens;
   e.samplesPerSecond = c.globalBatch / s.total;
-  e.tokensPerSecond = tokensPerStep / s.total;
+  e.tokensPerSecond = tokens ? e.samplesPerSecond * c.seq : 0.0;
   const double peak = peakFlops(cluster, c.precision) * c.gpus;
   e.mfu = e.flops.modelPerStep / (s.total * peak);
   e.hfu = e.flops.hardwarePerStep / (s.total * peak);
-  e.trainTokens = c.tokens.value_or(20 * e.parameters);  // Chinchilla-optimal by default
-  e.trainSeconds = e.trainTokens / e.tokensPerSecond;
+  if (tokens) {
+    e.trainTokens = c.tokens.value_or(20 * e.parameters);  // Chinchilla-optimal by default
+    e.trainSeconds = e.trainTokens / e.tokensPerSecond;
+  } else {
+    e.trainSamples = c.tokens.value_or(model.givenTrainSamples);
+    e.trainSeconds = e.trainSamples / e.samplesPerSecond;
+  }
   e.gpuHours = e.trainSeconds * c.gpus / 3600;
   e.costUsd = e.gpuHours * cluster.costPerGpuHourUsd;
   return e;

@@ -37,7 +37,10 @@ struct TrainingEstimate {
   double bubbleOverIdeal = 0;  // Megatron's (p-1)/(vm)
   double tokensPerSecond = 0, samplesPerSecond = 0;
   double mfu = 0, hfu = 0;
-  double trainTokens = 0, trainSeconds = 0, gpuHours = 0, costUsd = 0;
+  // The budget: tokens (default 20 per parameter); for a model without a sequence (ResNet-50),
+  // samples (--tokens, or the card's train_samples; none: no training time).
+  bool perSample = false;  // a model without a sequence: no tokens, a budget in samples
+  double trainTokens = 0, trainSamples = 0, trainSeconds = 0, gpuHours = 0, costUsd = 0;
 };
 
 // Prices the communication of training on one cluster; keeps a predictor per group shape, so a

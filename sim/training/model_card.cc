@@ -55,6 +55,9 @@ ModelCard modelFromJson(const results::Json& config, const std::string& source, 
     m.architecture = Architecture::Given;
     m.givenParameters = static_cast<std::uint64_t>(in.positive("num_parameters"));
     m.givenForwardFlopsPerSample = in.positive("forward_flops_per_sample");
+    m.givenTrainSamples = in.positive("train_samples", 0.0);
+    m.givenEfficiency = in.positive("training_efficiency", 0.0);
+    if (m.givenEfficiency > 1) in.fail("training_efficiency", fmt::format("must be in (0, 1] (got {})", m.givenEfficiency));
     return m;
   }
   m.architecture = m.modelType == "bert" ? Architecture::Encoder : Architecture::Decoder;

@@ -37,6 +37,8 @@ struct ModelCard {
   // Given architecture only.
   std::uint64_t givenParameters = 0;
   double givenForwardFlopsPerSample = 0;
+  double givenTrainSamples = 0;  // the usual training budget in samples (0: none given)
+  double givenEfficiency = 0;    // fraction of the dense peak its training reaches (0: the GEMM curve's at 1024)
 
   int headDim() const { return hidden / heads; }
   // Exact parameter count.

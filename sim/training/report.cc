@@ -63,13 +63,17 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
                       {"pipeline_bubble", s.bubble}, {"optimizer", s.optimizer}, {"total", s.total}};
   j["bubble_fraction"] = e.bubbleFraction;
   j["bubble_over_ideal"] = e.bubbleOverIdeal;
-  j["tokens_per_s"] = e.tokensPerSecond;
+  j["tokens_per_s"] = e.perSample ? results::Json() : results::Json(e.tokensPerSecond);
   j["samples_per_s"] = e.samplesPerSecond;
   j["model_flops_per_step"] = e.flops.modelPerStep;
   j["hardware_flops_per_step"] = e.flops.hardwarePerStep;
   j["mfu"] = e.mfu;
   j["hfu"] = e.hfu;
-  j["train_tokens"] = e.trainTokens;
+  if (e.perSample) {
+    j["train_samples"] = e.trainSamples;
+  } else {
+    j["train_tokens"] = e.trainTokens;
+  }
   j["train_time_s"] = e.trainSeconds;
   j["gpu_hours"] = e.gpuHours;
   j["cost_usd"] = e.costUsd;
@@ -82,10 +86,13 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
   std::string r = fmt::format("# ccsim train: {} on {} ({} GPUs: {} node{} x {})\n", model, cluster.name, c.gpus, cluster.nodes,
                               cluster.nodes == 1 ? "" : "s", cluster.gpusPerNode);
   r += fmt::format("layout            {}\n", describeLayout(c));
-  if (!c.statesOnly) {
+  const char* precision = c.precision == Precision::Mixed ? "mixed" : "fp32";
+  if (e.perSample) {
+    r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, {} precision\n", c.globalBatch, c.microBatch,
+                     c.accumulation, c.dp, precision);
+  } else if (!c.statesOnly) {
     r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, seq {}, {} precision, flash attention {}\n",
-                     c.globalBatch, c.microBatch, c.accumulation, c.dp, c.seq, c.precision == Precision::Mixed ? "mixed" : "fp32",
-                     c.flashAttention ? "on" : "off");
+                     c.globalBatch, c.microBatch, c.accumulation, c.dp, c.seq, precision, c.flashAttention ? "on" : "off");
   }
   r += fmt::format("parameters        {} ({:.0f})\n", scaled(e.parameters), e.parameters);
   r += fmt::format("memory per GPU    parameters {:.2f} + gradients {:.2f} + optimizer {:.2f} + activations {:.2f} + other {:.2f} = {:.2f} GiB of {:.1f}: {}\n",
@@ -96,9 +103,13 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
   if (m.hostBytes > 0 || m.nvmeBytes > 0) {
     r += fmt::format("offloaded         {:.2f} GiB per GPU to host memory, {:.2f} GiB to NVMe\n", m.hostBytes / kGiB, m.nvmeBytes / kGiB);
   }
-  if (!c.statesOnly) {
+  if (e.perSample) {
+    r += "  activations     not given by the model card (it gives parameters and FLOPs only)\n";
+  } else if (!c.statesOnly) {
     r += fmt::format("  activations     {:.3f} GiB per layer per micro-batch x {} chunk{} in flight; logits {:.2f} GiB\n",
                      m.activationsPerLayerBytes / kGiB, m.inFlightChunks, m.inFlightChunks == 1 ? "" : "s", m.logitsBytes / kGiB);
+  }
+  if (!c.statesOnly) {
     r += fmt::format("  other           communication buffers {:.2f} GiB, framework allowance {:.2f} GiB\n", m.bufferBytes / kGiB,
                      m.frameworkBytes / kGiB);
     const StepTime& s = e.step;
@@ -112,10 +123,18 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
       r += fmt::format("pipeline bubble   {:.1f}% of the step ((p-1)/(vm+p-1)), {:.1f}% over the ideal ((p-1)/(vm))\n",
                        100 * e.bubbleFraction, 100 * e.bubbleOverIdeal);
     }
-    r += fmt::format("throughput        {} tokens/s, {:.4g} samples/s\n", scaled(e.tokensPerSecond), e.samplesPerSecond);
+    if (e.perSample) {
+      r += fmt::format("throughput        {} samples/s\n", scaled(e.samplesPerSecond));
+    } else {
+      r += fmt::format("throughput        {} tokens/s, {:.4g} samples/s\n", scaled(e.tokensPerSecond), e.samplesPerSecond);
+    }
     r += fmt::format("utilisation       MFU {:.1f}%, HFU {:.1f}%\n", 100 * e.mfu, 100 * e.hfu);
-    r += fmt::format("to train on       {} tokens: {}, {} GPU-hours, ${}\n", scaled(e.trainTokens), duration(e.trainSeconds),
-                     scaled(e.gpuHours), scaled(e.costUsd));
+    if (e.perSample && e.trainSamples <= 0) {
+      r += "to train on       no budget: give --tokens as a number of samples\n";
+    } else {
+      r += fmt::format("to train on       {} {}: {}, {} GPU-hours, ${}\n", scaled(e.perSample ? e.trainSamples : e.trainTokens),
+                       e.perSample ? "samples" : "tokens", duration(e.trainSeconds), scaled(e.gpuHours), scaled(e.costUsd));
+    }
   }
   return r;
 }

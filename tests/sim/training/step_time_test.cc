@@ -219,6 +219,25 @@ TEST(StepTime, OffloadCostsPcieAndTheHostOptimizer) {
   EXPECT_LT(offloaded.memory.total, onGpu.memory.total);
 }
 
+TEST(StepTime, AModelGivenByParametersAndFlopsRunsAtItsMeasuredEfficiency) {
+  // ResNet-50's card carries the fraction of peak NVIDIA measured on one A100 (2,470 img/s).
+  const ModelCard resnet = loadModel("resnet50");
+  TrainConfig c = config(1, 256, 0);
+  c.microBatch = 256;
+  c.optimizer = Optimizer::SgdMomentum;
+  const TrainingEstimate one = estimate(resnet, c, nodes("dgx-a100", 1));
+  EXPECT_NEAR(one.samplesPerSecond, 2470, 0.01 * 2470);
+  EXPECT_TRUE(one.perSample);
+  EXPECT_EQ(one.tokensPerSecond, 0);
+  EXPECT_DOUBLE_EQ(one.trainSamples, 90.0 * 1'281'167);  // the card's 90 ImageNet epochs
+  EXPECT_DOUBLE_EQ(one.trainSeconds, one.trainSamples / one.samplesPerSecond);
+  // No layers to split: tensor or pipeline parallelism is refused by name.
+  c.gpus = 8;
+  c.globalBatch = 2048;
+  c.tp = 2;
+  EXPECT_THROW(estimate(resnet, c, nodes("dgx-a100", 1)), InputError);
+}
+
 TEST(StepTime, DeepSpeedConfigSuppliesTheTrainingSettings) {
   TrainConfig c;
   applyDeepSpeedConfig(std::string(CCLAB_TEST_DATA) + "/training/ds_config_zero2_offload.json", c);
