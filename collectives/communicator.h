@@ -1,9 +1,12 @@
 #pragma once
 
 // A communicator runs whole collectives among a fixed group of ranks. ccbench measures one per
-// backend: the MPI library's own collectives, cclab's algorithms over a transport, and (later) NCCL.
+// backend: the MPI library's own collectives, cclab's algorithms over a transport, and NCCL.
+// A process usually is one rank; a process driving several GPUs (NCCL's -g) holds several
+// consecutive ranks, its "local ranks", and runs each collective for all of them at once.
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,12 +19,15 @@ namespace cclab {
 class Communicator {
  public:
   virtual ~Communicator() = default;
-  virtual int rank() const = 0;
+  virtual int rank() const = 0;  // of the first local rank
   virtual int size() const = 0;
+  virtual int localRanks() const { return 1; }
   // The name of what runs `collective` ("native" for a library's own, or a cclab algorithm).
   virtual std::string algorithm(Collective collective) const = 0;
   // Runs one collective; the buffers are laid out as bufferLayout() says.
   virtual void run(Collective collective, const CollectiveArgs& args) = 0;
+  // Runs one collective for every local rank, args[i] for rank rank() + i.
+  virtual void runLocal(Collective collective, std::span<const CollectiveArgs> args) { run(collective, args.front()); }
 };
 
 // cclab's own algorithms of one family (e.g. "ring") over any transport and device.

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "collectives/hd.h"
+
 namespace cclab {
 
 struct Half {
@@ -18,7 +20,7 @@ struct BFloat16 {
   std::uint16_t bits;
 };
 
-inline float toFloat(Half h) {
+CCLAB_HD inline float toFloat(Half h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h.bits & 0x8000u) << 16;
   const std::uint32_t exponent = (h.bits >> 10) & 0x1fu;
   const std::uint32_t mantissa = h.bits & 0x3ffu;
@@ -31,7 +33,7 @@ inline float toFloat(Half h) {
 }
 
 // Round to nearest, ties to even.
-inline Half toHalf(float value) {
+CCLAB_HD inline Half toHalf(float value) {
   std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
   const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
   const std::uint32_t magnitude = bits & 0x7fffffffu;
@@ -50,10 +52,10 @@ inline Half toHalf(float value) {
   return Half{static_cast<std::uint16_t>(sign | (rebased >> 13))};
 }
 
-inline float toFloat(BFloat16 b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b.bits) << 16); }
+CCLAB_HD inline float toFloat(BFloat16 b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b.bits) << 16); }
 
 // Round to nearest, ties to even.
-inline BFloat16 toBFloat16(float value) {
+CCLAB_HD inline BFloat16 toBFloat16(float value) {
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
   if ((bits & 0x7fffffffu) > 0x7f800000u) return BFloat16{static_cast<std::uint16_t>((bits >> 16) | 0x40u)};
   const std::uint32_t odd = (bits >> 16) & 1u;
@@ -65,7 +67,7 @@ template <typename T>
 concept Float16 = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 template <Float16 T>
-T fromFloat(float value) {
+CCLAB_HD T fromFloat(float value) {
   if constexpr (std::is_same_v<T, Half>) return toHalf(value);
   else return toBFloat16(value);
 }

@@ -3,47 +3,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "collectives/half.h"
+#include "collectives/reduce_ops.h"
 #include "collectives/typed.h"
 
 namespace cclab {
 namespace {
-
-// How each element type is computed: integers in their unsigned twin (wrap-around is defined and
-// order-independent), 16-bit floats in float, the rest natively.
-template <typename T>
-struct ComputeType {
-  using type = T;
-};
-template <typename T>
-  requires std::is_integral_v<T>
-struct ComputeType<T> {
-  using type = std::make_unsigned_t<T>;
-};
-
-template <typename T>
-struct Arith {
-  using Compute = typename ComputeType<T>::type;
-  static Compute load(T v) { return static_cast<Compute>(v); }
-  static T store(Compute v) { return static_cast<T>(v); }
-  static bool less(T a, T b) { return a < b; }
-};
-template <Float16 T>
-struct Arith<T> {
-  using Compute = float;
-  static float load(T v) { return toFloat(v); }
-  static T store(float v) { return fromFloat<T>(v); }
-  static bool less(T a, T b) { return toFloat(a) < toFloat(b); }
-};
-
-template <typename T, ReduceOp Op>
-inline T combine(T a, T b) {
-  using A = Arith<T>;
-  if constexpr (Op == ReduceOp::Min) return A::less(b, a) ? b : a;
-  if constexpr (Op == ReduceOp::Max) return A::less(a, b) ? b : a;
-  if constexpr (Op == ReduceOp::Prod) return A::store(A::load(a) * A::load(b));
-  return A::store(A::load(a) + A::load(b));  // Sum, Avg
-}
 
 // Two loop shapes with no-alias promises so the compiler vectorises them: out of place
 // (dst = a op b) and accumulate (dst op= src), which is how the algorithms reduce in place.
@@ -88,13 +52,7 @@ void reduceWithOp(void* dst, const void* a, const void* b, std::size_t n, Reduce
 template <typename T>
 void divideTyped(void* buf, std::size_t n, int divisor) {
   auto* p = static_cast<T*>(buf);
-  using A = Arith<T>;
-  if constexpr (std::is_integral_v<T>) {
-    for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<T>(p[i] / static_cast<T>(divisor));
-  } else {
-    using C = typename A::Compute;
-    for (std::size_t i = 0; i < n; ++i) p[i] = A::store(A::load(p[i]) / static_cast<C>(divisor));
-  }
+  for (std::size_t i = 0; i < n; ++i) p[i] = divideElement(p[i], divisor);
 }
 
 }  // namespace

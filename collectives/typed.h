@@ -29,13 +29,13 @@ void withType(DataType dtype, F&& f) {
 // A value of any DataType's C++ type as a double (exact for all but 64-bit integers beyond 2^53),
 // and a double rounded to the type (integers convert with static_cast: the value must fit).
 template <typename T>
-double toDouble(T value) {
+CCLAB_HD double toDouble(T value) {
   if constexpr (Float16<T>) return toFloat(value);
   else return static_cast<double>(value);
 }
 
 template <typename T>
-T fromDouble(double value) {
+CCLAB_HD T fromDouble(double value) {
   if constexpr (Float16<T>) return fromFloat<T>(static_cast<float>(value));
   else return static_cast<T>(value);
 }

@@ -1,0 +1,201 @@
+#pragma once
+
+// The verifiable data of ccbench, as a formula the CPU and the GPU both evaluate (one definition:
+// bench/verify.cc checks host buffers with it, bench/cuda/cuda_verify.cu device buffers). Every
+// rank's input is a deterministic function of (rank, element, repetition), chosen so the exact
+// result is known for any reduction order: small integers whose sums and products stay exactly
+// representable in the datatype, and within the range of integer types.
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "collectives/hd.h"
+#include "collectives/typed.h"
+#include "collectives/vocabulary.h"
+
+namespace cclab::bench::values {
+
+// The op of a collective as device code takes it: a ReduceOp's value, or kNoOp for collectives
+// that only move data.
+constexpr int kNoOp = -1;
+
+// The largest integer the type holds exactly, and every smaller one too: float types are limited
+// by their significand (half 11 bits, bfloat16 8, float 24, double 53), integer types by their
+// range. Results stay within it, so no check depends on overflow, which MPI leaves undefined (and
+// Open MPI 4.1's AVX reductions saturate instead of wrapping: open-mpi/ompi#8045).
+template <typename T>
+CCLAB_HD constexpr std::int64_t exactLimit() {
+  if constexpr (std::is_same_v<T, Half>) return std::int64_t{1} << 11;
+  else if constexpr (std::is_same_v<T, BFloat16>) return std::int64_t{1} << 8;
+  else if constexpr (std::is_same_v<T, float>) return std::int64_t{1} << 24;
+  else if constexpr (std::is_same_v<T, double>) return std::int64_t{1} << 53;
+  else if constexpr (sizeof(T) == 8) return std::numeric_limits<std::int64_t>::max();
+  else return static_cast<std::int64_t>(std::numeric_limits<T>::max());
+}
+
+CCLAB_HD constexpr std::uint64_t mix(std::uint64_t x) {  // a cheap integer hash (splitmix64's finaliser)
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+template <typename T>
+CCLAB_HD T fromInteger(std::int64_t v) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(v);
+  else return fromDouble<T>(static_cast<double>(v));  // exact: |v| is below the type's limit
+}
+
+template <typename T>
+CCLAB_HD std::uint64_t bitsOf(T v) {
+  if constexpr (sizeof(T) == 1) return std::bit_cast<std::uint8_t>(v);
+  else if constexpr (sizeof(T) == 2) return std::bit_cast<std::uint16_t>(v);
+  else if constexpr (sizeof(T) == 4) return std::bit_cast<std::uint32_t>(v);
+  else return std::bit_cast<std::uint64_t>(v);
+}
+
+// Distance in units in the last place between two finite floats of the same type.
+template <typename T>
+CCLAB_HD std::uint64_t ulpDistance(T a, T b) {
+  constexpr int kBits = sizeof(T) * 8;
+  auto ordered = [](std::uint64_t bits) -> std::int64_t {
+    const std::uint64_t signBit = std::uint64_t{1} << (kBits - 1);
+    const std::int64_t magnitude = static_cast<std::int64_t>(bits & (signBit - 1));
+    return (bits & signBit) ? -magnitude : magnitude;
+  };
+  const std::int64_t d = ordered(bitsOf(a)) - ordered(bitsOf(b));
+  return static_cast<std::uint64_t>(d < 0 ? -d : d);
+}
+
+// At most this many ranks, rotating with the element index, contribute a non-neutral value to
+// each element of a reduction (the others contribute 0, 1, or a value that cannot be the min or
+// max). The exact result then costs O(kContributors) per element at any rank count and stays
+// representable, and every rank still contributes to its share of every chunk, so a dropped,
+// doubled or misplaced contribution is caught.
+constexpr int kContributors = 8;
+
+CCLAB_HD constexpr int contributors(int nranks) { return std::min(nranks, kContributors); }
+// A rank's slot at `index`: it contributes when the slot is below contributors(nranks).
+CCLAB_HD constexpr int slotOf(int rank, int nranks, std::size_t index) {
+  return static_cast<int>((index + static_cast<std::size_t>(rank)) % static_cast<std::size_t>(nranks));
+}
+// The rank holding slot `slot` at `index` (the inverse of slotOf).
+CCLAB_HD constexpr int rankInSlot(int slot, int nranks, std::size_t index) {
+  return (slot - static_cast<int>(index % static_cast<std::size_t>(nranks)) + nranks) % nranks;
+}
+
+// The value `rank` contributes at `index` in repetition `rep`, as an exact integer.
+template <typename T>
+CCLAB_HD std::int64_t inputValue(int op, int rank, int nranks, std::size_t index, int rep) {
+  const std::uint64_t h = mix(index * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(rank) * 0x632be59bd9b4e019ULL +
+                              static_cast<std::uint64_t>(rep) * 0x85ebca77c2b2ae63ULL + 1);
+  const std::int64_t limit = exactLimit<T>();
+  const int slot = slotOf(rank, nranks, index);
+  const bool active = slot < contributors(nranks);
+  if (op == static_cast<int>(ReduceOp::Sum) || op == static_cast<int>(ReduceOp::Avg)) {
+    // Each contribution is below `range`, so the sum of at most 8 stays within the limit.
+    const std::int64_t range = std::clamp<std::int64_t>(limit / contributors(nranks), 2, 64);
+    return active ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
+  }
+  if (op == static_cast<int>(ReduceOp::Prod)) {
+    // Factors of 1 and 2, with at most log2(limit) twos (and at most 14: below half's largest
+    // power of two), so the product stays exact.
+    const int twos = std::min(14, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(limit))) - 1);
+    return slot < std::min(twos, contributors(nranks)) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
+  }
+  // min, max, and the collectives that only move data: values tied to the rank and index (so a
+  // block in the wrong place is caught), negative ones too where the type is signed. A rank that
+  // does not contribute to a min (max) holds the largest (smallest) value of the spread.
+  const std::int64_t lowest = std::is_unsigned_v<T> ? 0 : -125;
+  if (op == static_cast<int>(ReduceOp::Min) && !active) return lowest + 250;
+  if (op == static_cast<int>(ReduceOp::Max) && !active) return lowest;
+  return lowest + static_cast<std::int64_t>(h % 251);
+}
+
+template <typename T>
+CCLAB_HD T inputElement(int op, int rank, int nranks, std::size_t index, int rep) {
+  return fromInteger<T>(inputValue<T>(op, rank, nranks, index, rep));
+}
+
+// The exact reduction over all ranks of their elements at `index`, computed independently of the
+// kernels: integers in 64-bit arithmetic, floats in double (exact for these inputs). Only the
+// contributing ranks are visited: the others hold values that do not change the result.
+template <typename T>
+CCLAB_HD T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
+  auto contribution = [&](int slot) { return inputElement<T>(static_cast<int>(op), rankInSlot(slot, nranks, index), nranks, index, rep); };
+  if constexpr (std::is_integral_v<T>) {
+    std::uint64_t acc = (op == ReduceOp::Prod) ? 1 : 0;
+    T extreme = contribution(0);
+    for (int slot = 0; slot < contributors(nranks); ++slot) {
+      const T v = contribution(slot);
+      acc = (op == ReduceOp::Prod) ? acc * static_cast<std::uint64_t>(v) : acc + static_cast<std::uint64_t>(v);
+      if (op == ReduceOp::Min) extreme = std::min(extreme, v);
+      if (op == ReduceOp::Max) extreme = std::max(extreme, v);
+    }
+    if (op == ReduceOp::Min || op == ReduceOp::Max) return extreme;
+    const T total = static_cast<T>(acc);
+    return op == ReduceOp::Avg ? static_cast<T>(total / static_cast<T>(nranks)) : total;
+  } else {
+    double acc = (op == ReduceOp::Prod) ? 1.0 : 0.0;
+    double extreme = toDouble(contribution(0));
+    for (int slot = 0; slot < contributors(nranks); ++slot) {
+      const double v = toDouble(contribution(slot));
+      acc = (op == ReduceOp::Prod) ? acc * v : acc + v;
+      extreme = (op == ReduceOp::Min) ? std::min(extreme, v) : std::max(extreme, v);
+    }
+    if (op == ReduceOp::Min || op == ReduceOp::Max) return fromDouble<T>(extreme);
+    return fromDouble<T>(op == ReduceOp::Avg ? acc / nranks : acc);
+  }
+}
+
+// The element this rank should hold at `j` of its output.
+template <typename T>
+CCLAB_HD T expectedElement(Collective collective, int op, std::size_t count, int nranks, int rank, int root,
+                  std::size_t j, int rep) {
+  const std::size_t block = count == 0 ? 0 : j / count;  // for outputs made of one block per rank
+  const std::size_t within = count == 0 ? 0 : j % count;
+  const std::size_t ownBlock = static_cast<std::size_t>(rank) * count;
+  switch (collective) {
+    case Collective::AllReduce:
+    case Collective::Reduce:
+      return reduced<T>(static_cast<ReduceOp>(op), nranks, j, rep);
+    case Collective::ReduceScatter:
+      return reduced<T>(static_cast<ReduceOp>(op), nranks, ownBlock + j, rep);
+    case Collective::AllGather:
+    case Collective::Gather:
+      return inputElement<T>(op, static_cast<int>(block), nranks, within, rep);
+    case Collective::Broadcast:
+      return inputElement<T>(op, root, nranks, j, rep);
+    case Collective::AllToAll:  // block p came from rank p, which sent its block for this rank
+      return inputElement<T>(op, static_cast<int>(block), nranks, ownBlock + within, rep);
+    case Collective::Scatter:
+      return inputElement<T>(op, root, nranks, ownBlock + j, rep);
+    case Collective::SendRecv:
+      return inputElement<T>(op, (rank + nranks - 1) % nranks, nranks, j, rep);
+  }
+  return T{};
+}
+
+// Whether this rank receives a result (reduce and gather deliver to the root only).
+CCLAB_HD constexpr bool hasResult(Collective collective, int rank, int root) {
+  return !(collective == Collective::Reduce || collective == Collective::Gather) || rank == root;
+}
+
+// Whether `got` is not the expected `want`: bit for bit, except that avg of floats may differ by
+// at most 2 ulp (a sum divided by n may round differently).
+template <typename T>
+CCLAB_HD bool isWrong(T got, T want, bool approximate) {
+  if (bitsOf(got) == bitsOf(want)) return false;
+  if constexpr (!std::is_integral_v<T>) {
+    const double g = toDouble(got);
+    if (approximate && g == g && ulpDistance(got, want) <= 2) return false;  // g == g: not NaN
+  }
+  return true;
+}
+
+}  // namespace cclab::bench::values

@@ -1,0 +1,193 @@
+#include "collectives/nccl/nccl_communicator.h"
+
+#include <fmt/format.h>
+
+#include "collectives/cuda/cuda_error.h"
+
+namespace cclab {
+namespace {
+
+void ncclCheck(ncclResult_t status, const char* call) {
+  if (status != ncclSuccess && status != ncclInProgress) {
+    throw NcclError(fmt::format("{}: {} ({})", call, ncclGetErrorString(status), ncclGetLastError(nullptr)));
+  }
+}
+#define CCLAB_NCCL(call) ncclCheck((call), #call)
+
+ncclDataType_t ncclType(DataType t) {
+  switch (t) {
+    case DataType::Int8: return ncclInt8;
+    case DataType::Uint8: return ncclUint8;
+    case DataType::Int32: return ncclInt32;
+    case DataType::Uint32: return ncclUint32;
+    case DataType::Int64: return ncclInt64;
+    case DataType::Uint64: return ncclUint64;
+    case DataType::Half: return ncclFloat16;
+    case DataType::BFloat16: return ncclBfloat16;
+    case DataType::Float: return ncclFloat32;
+    case DataType::Double: return ncclFloat64;
+  }
+  return ncclFloat32;
+}
+
+ncclRedOp_t ncclOp(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return ncclSum;
+    case ReduceOp::Prod: return ncclProd;
+    case ReduceOp::Min: return ncclMin;
+    case ReduceOp::Max: return ncclMax;
+    case ReduceOp::Avg: return ncclAvg;
+  }
+  return ncclSum;
+}
+
+}  // namespace
+
+NcclCommunicator::NcclCommunicator(MPI_Comm mpiComm, std::span<CudaDevice* const> devices)
+    : devices_(devices.begin(), devices.end()), comms_(devices.size(), nullptr) {
+  int procRank = 0, procs = 1;
+  MPI_Comm_rank(mpiComm, &procRank);
+  MPI_Comm_size(mpiComm, &procs);
+  const int local = static_cast<int>(devices_.size());
+  firstRank_ = procRank * local;
+  size_ = procs * local;
+  ncclUniqueId id;
+  if (procRank == 0) CCLAB_NCCL(ncclGetUniqueId(&id));
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpiComm);
+  // Several GPUs in one process must join in one group, or the first would wait for the others.
+  CCLAB_NCCL(ncclGroupStart());
+  for (int i = 0; i < local; ++i) {
+    CCLAB_CUDA(cudaSetDevice(devices_[static_cast<std::size_t>(i)]->gpu()));
+    CCLAB_NCCL(ncclCommInitRank(&comms_[static_cast<std::size_t>(i)], size_, id, firstRank_ + i));
+  }
+  CCLAB_NCCL(ncclGroupEnd());
+}
+
+NcclCommunicator::~NcclCommunicator() {
+  for (ncclComm_t comm : comms_) {
+    if (comm != nullptr) ncclCommDestroy(comm);
+  }
+}
+
+void NcclCommunicator::run(Collective collective, const CollectiveArgs& args) {
+  runLocal(collective, std::span<const CollectiveArgs>(&args, 1));
+}
+
+void NcclCommunicator::runLocal(Collective collective, std::span<const CollectiveArgs> args) {
+  if (args.size() != comms_.size()) {
+    throw std::logic_error(fmt::format("NcclCommunicator: {} argument sets for {} local GPUs", args.size(), comms_.size()));
+  }
+  const bool group = comms_.size() > 1;
+  if (group) CCLAB_NCCL(ncclGroupStart());
+  for (std::size_t i = 0; i < comms_.size(); ++i) enqueue(collective, args[i], static_cast<int>(i));
+  if (group) CCLAB_NCCL(ncclGroupEnd());
+}
+
+void NcclCommunicator::enqueue(Collective collective, const CollectiveArgs& a, int local) {
+  ncclComm_t comm = comms_[static_cast<std::size_t>(local)];
+  cudaStream_t stream = devices_[static_cast<std::size_t>(local)]->stream();
+  const ncclDataType_t type = ncclType(a.dtype);
+  const int rank = firstRank_ + local;
+  const std::size_t block = a.count * sizeOf(a.dtype);
+  switch (collective) {
+    case Collective::AllReduce:
+      CCLAB_NCCL(ncclAllReduce(a.send, a.recv, a.count, type, ncclOp(a.op), comm, stream));
+      return;
+    case Collective::AllGather:
+      CCLAB_NCCL(ncclAllGather(a.send, a.recv, a.count, type, comm, stream));
+      return;
+    case Collective::ReduceScatter:
+      CCLAB_NCCL(ncclReduceScatter(a.send, a.recv, a.count, type, ncclOp(a.op), comm, stream));
+      return;
+    case Collective::Broadcast:
+      CCLAB_NCCL(ncclBroadcast(a.send, a.recv, a.count, type, a.root, comm, stream));
+      return;
+    case Collective::Reduce:
+      CCLAB_NCCL(ncclReduce(a.send, a.recv, a.count, type, ncclOp(a.op), a.root, comm, stream));
+      return;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    case Collective::AllToAll:
+      CCLAB_NCCL(ncclAlltoAll(a.send, a.recv, a.count, type, comm, stream));
+      return;
+    case Collective::Gather:
+      CCLAB_NCCL(ncclGather(a.send, a.recv, a.count, type, a.root, comm, stream));
+      return;
+    case Collective::Scatter:
+      CCLAB_NCCL(ncclScatter(a.send, a.recv, a.count, type, a.root, comm, stream));
+      return;
+#else
+    // Older libraries: the same collectives as point-to-point groups, as nccl-tests builds them.
+    case Collective::AllToAll:
+      CCLAB_NCCL(ncclGroupStart());
+      for (int peer = 0; peer < size_; ++peer) {
+        CCLAB_NCCL(ncclSend(static_cast<const char*>(a.send) + peer * block, a.count, type, peer, comm, stream));
+        CCLAB_NCCL(ncclRecv(static_cast<char*>(a.recv) + peer * block, a.count, type, peer, comm, stream));
+      }
+      CCLAB_NCCL(ncclGroupEnd());
+      return;
+    case Collective::Gather:
+      CCLAB_NCCL(ncclGroupStart());
+      CCLAB_NCCL(ncclSend(a.send, a.count, type, a.root, comm, stream));
+      if (rank == a.root) {
+        for (int peer = 0; peer < size_; ++peer) {
+          CCLAB_NCCL(ncclRecv(static_cast<char*>(a.recv) + peer * block, a.count, type, peer, comm, stream));
+        }
+      }
+      CCLAB_NCCL(ncclGroupEnd());
+      return;
+    case Collective::Scatter:
+      CCLAB_NCCL(ncclGroupStart());
+      if (rank == a.root) {
+        for (int peer = 0; peer < size_; ++peer) {
+          CCLAB_NCCL(ncclSend(static_cast<const char*>(a.send) + peer * block, a.count, type, peer, comm, stream));
+        }
+      }
+      CCLAB_NCCL(ncclRecv(a.recv, a.count, type, a.root, comm, stream));
+      CCLAB_NCCL(ncclGroupEnd());
+      return;
+#endif
+    case Collective::SendRecv:
+      CCLAB_NCCL(ncclGroupStart());
+      CCLAB_NCCL(ncclSend(a.send, a.count, type, (rank + 1) % size_, comm, stream));
+      CCLAB_NCCL(ncclRecv(a.recv, a.count, type, (rank + size_ - 1) % size_, comm, stream));
+      CCLAB_NCCL(ncclGroupEnd());
+      return;
+  }
+  (void)block;
+  (void)rank;
+}
+
+bool NcclCommunicator::streamsIdle() {
+  bool idle = true;
+  for (std::size_t i = 0; i < comms_.size(); ++i) {
+    const cudaError_t status = cudaStreamQuery(devices_[i]->stream());
+    if (status == cudaErrorNotReady) {
+      idle = false;
+      ncclResult_t asyncError = ncclSuccess;
+      CCLAB_NCCL(ncclCommGetAsyncError(comms_[i], &asyncError));
+      if (asyncError != ncclSuccess && asyncError != ncclInProgress) {
+        abort();
+        ncclCheck(asyncError, "NCCL asynchronous error");
+      }
+    } else {
+      cudaCheck(status, "cudaStreamQuery");
+    }
+  }
+  return idle;
+}
+
+void NcclCommunicator::abort() {
+  for (ncclComm_t& comm : comms_) {
+    if (comm != nullptr) ncclCommAbort(comm);
+    comm = nullptr;
+  }
+}
+
+std::string NcclCommunicator::libraryVersion() {
+  int code = 0;
+  if (ncclGetVersion(&code) != ncclSuccess) return "";
+  // Since 2.9: major*10000 + minor*100 + patch.
+  return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100);
+}
+
+}  // namespace cclab

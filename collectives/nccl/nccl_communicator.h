@@ -1,0 +1,68 @@
+#pragma once
+
+// NVIDIA's NCCL as a cclab Communicator: the library's own collectives on device buffers. One
+// process drives one GPU (one rank per process under mpirun/srun) or several (-g: ranks
+// procRank*g ... procRank*g+g-1), as nccl-tests does. Calls are enqueued on each GPU's stream and
+// return at once; synchronize() waits, checking NCCL's asynchronous errors.
+
+#include <mpi.h>
+#include <nccl.h>
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collectives/communicator.h"
+#include "collectives/cuda/cuda_device.h"
+
+namespace cclab {
+
+class NcclError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class NcclCommunicator final : public Communicator {
+ public:
+  // Collective over `mpiComm`: rank 0 creates the NCCL unique id and broadcasts it.
+  NcclCommunicator(MPI_Comm mpiComm, std::span<CudaDevice* const> devices);
+  ~NcclCommunicator() override;
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  int rank() const override { return firstRank_; }
+  int size() const override { return size_; }
+  int localRanks() const override { return static_cast<int>(comms_.size()); }
+  std::string algorithm(Collective) const override { return "native"; }
+  void run(Collective collective, const CollectiveArgs& args) override;
+  void runLocal(Collective collective, std::span<const CollectiveArgs> args) override;
+
+  // Waits until every local GPU has finished what was enqueued, calling `poll` while it waits and
+  // checking each communicator's asynchronous error; throws NcclError on one.
+  template <typename Poll>
+  void synchronize(Poll&& poll);
+  void synchronize() {
+    synchronize([] {});
+  }
+  // Aborts every local communicator: what a timeout does to a hung collective.
+  void abort();
+
+  // "2.28.9" of the library loaded at run time.
+  static std::string libraryVersion();
+
+ private:
+  bool streamsIdle();
+  void enqueue(Collective collective, const CollectiveArgs& args, int local);
+
+  std::vector<CudaDevice*> devices_;
+  std::vector<ncclComm_t> comms_;
+  int firstRank_ = 0;
+  int size_ = 1;
+};
+
+template <typename Poll>
+void NcclCommunicator::synchronize(Poll&& poll) {
+  while (!streamsIdle()) poll();
+}
+
+}  // namespace cclab
