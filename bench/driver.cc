@@ -7,21 +7,21 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <optional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "bench/results/text_format.h"
+#include "bench/backend.h"
 #include "bench/results/results.h"
+#include "bench/results/text_format.h"
 #include "bench/system_info.h"
-#include "bench/verify.h"
 #include "bench/watchdog.h"
 #include "collectives/errors.h"
 #include "collectives/mpi/mpi_communicator.h"
-#include "collectives/mpi/mpi_transport.h"
+#include "collectives/sizes.h"
 #include "collectives/version.h"
 
 namespace cclab::bench {
@@ -32,23 +32,17 @@ using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-// One backend under test: a communicator and, for cclab's algorithms, the transport under it.
-struct Backend {
-  std::string name;
-  std::string description;
-  std::unique_ptr<MpiTransport> transport;
-  std::unique_ptr<Communicator> communicator;
-};
-
-// The host buffers every measurement uses: two of the largest size (out of place: send, recv; in
-// place: the second alone).
+// The two buffers of the largest size one local rank measures with (out of place: send a,
+// receive b; in place: b alone), on its backend's device.
 class Buffers {
  public:
-  Buffers(Device& device, std::size_t bytes) : device_(device) {
+  Buffers(Device& device, std::size_t bytes, bool touch) : device_(device) {
     a_ = device.allocate(bytes);
     b_ = device.allocate(bytes);
-    std::memset(a_, 0, bytes);  // touch every page now, not inside the first timed run
-    std::memset(b_, 0, bytes);
+    if (touch) {  // host memory: fault every page in now, not inside the first timed run
+      std::memset(a_, 0, bytes);
+      std::memset(b_, 0, bytes);
+    }
   }
   Buffers(const Buffers&) = delete;
   Buffers& operator=(const Buffers&) = delete;
@@ -56,8 +50,8 @@ class Buffers {
     device_.release(a_);
     device_.release(b_);
   }
-  void* a() const { return a_; }
-  void* b() const { return b_; }
+  char* a() const { return static_cast<char*>(a_); }
+  char* b() const { return static_cast<char*>(b_); }
 
  private:
   Device& device_;
@@ -72,85 +66,83 @@ double percentile(const std::vector<double>& sorted, int p) {
   return sorted[index];
 }
 
-class Driver {
- public:
-  explicit Driver(const Options& options);
-  int run();
-
- private:
-  void checkMemory() const;
-  void gatherPlacement();
-  Row measure(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
-              std::size_t count, bool inPlace, int repeat);
-  void combine(double* values, int n) const;  // across ranks, as -a says
-  void runTest(Backend& backend, Collective collective, std::vector<Row>& rows);
-  void printSideBySide(Collective collective, const std::vector<std::vector<Row>>& perBackend) const;
-  void progress(const Row& row);
-  results::RunInfo runInfo() const;
-  void out(const std::string& text) const {
-    if (rank_ == 0) {
-      std::fputs(text.c_str(), stdout);
-      std::fflush(stdout);
-    }
-  }
-
-  const Options& options_;
-  int rank_;
-  int size_;
-  LocalInfo local_;
-  std::string mpiVersion_;
-  std::string startTime_;
-  std::vector<results::RankPlacement> placement_;
-  HostDevice host_;
-  Watchdog watchdog_;
-  std::optional<Buffers> buffers_;
-  std::vector<Backend> backends_;
-  std::vector<std::size_t> sizes_;
-  std::size_t totalRows_ = 0;
-  std::size_t doneRows_ = 0;
-  bool showProgress_ = false;
-};
-
 int worldRank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
 
-int worldSize() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
+// One local rank's part in one measurement: its arguments at the base of its buffers, its
+// checker, and the bytes its largest buffer view spans (for nccl-tests's per-iteration shift).
+struct LocalCall {
+  CollectiveArgs args;
+  BufferLayout layout;
+  char* single = nullptr;  // in place: the one buffer
+  std::size_t spanBytes = 0;
+  std::unique_ptr<Checker> checker;
+};
+
+class Driver {
+ public:
+  explicit Driver(const Options& options);
+  int run();
+
+ private:
+  void checkHostMemory() const;
+  void gatherPlacement();
+  Buffers& buffersFor(Backend& backend, int local);
+  Row measure(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
+              std::size_t count, bool inPlace, int repeat);
+  void combine(double* values, int n) const;  // across processes, as -a says
+  void runTest(Backend& backend, Collective collective, std::vector<Row>& rows);
+  void printSideBySide(Collective collective, const std::vector<std::vector<Row>>& perBackend) const;
+  void progress(const Row& row);
+  results::RunInfo runInfo() const;
+  void out(const std::string& text) const {
+    if (process_ == 0) {
+      std::fputs(text.c_str(), stdout);
+      std::fflush(stdout);
+    }
+  }
+
+  const Options& options_;
+  int process_;      // this process's MPI rank
+  int processes_;
+  int size_ = 1;     // ranks in the collectives (processes x local ranks)
+  LocalInfo local_;
+  std::string mpiVersion_;
+  std::string startTime_;
+  std::vector<results::RankPlacement> placement_;
+  Watchdog watchdog_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+  std::map<Device*, std::unique_ptr<Buffers>> buffers_;
+  std::vector<std::size_t> sizes_;
+  std::size_t totalRows_ = 0;
+  std::size_t doneRows_ = 0;
+  bool showProgress_ = false;
+};
 
 Driver::Driver(const Options& options)
-    : options_(options), rank_(worldRank()), size_(worldSize()), watchdog_(options.timeoutS, rank_) {
+    : options_(options), process_(worldRank()), watchdog_(options.timeoutS, worldRank()) {
+  MPI_Comm_size(MPI_COMM_WORLD, &processes_);
   local_ = localInfo();
   mpiVersion_ = mpiLibraryVersion();
   startTime_ = utcNow();
   sizes_ = sweepSizes(options);
+  checkHostMemory();
+  backends_ = makeBackends(options, mpiVersion_);
+  // A hang inside a library call: let it give up before the watchdog ends the process.
+  watchdog_.onTimeout([this] {
+    for (auto& backend : backends_) backend->abort();
+  });
+  size_ = backends_.front()->communicator().size();
   checkForRanks(options, size_);
-  checkMemory();
-  buffers_.emplace(host_, std::max<std::size_t>(options.sweep.maxBytes, 1));
-  for (const auto& name : options.backends) {
-    Backend backend;
-    backend.name = name;
-    if (name == "mpi") {
-      backend.communicator = std::make_unique<MpiCommunicator>(MPI_COMM_WORLD);
-      backend.description = mpiVersion_;
-    } else {
-      for (Collective c : options.collectives) findAlgorithm(c, options.algo);  // unknown --algo: fail before running
-      backend.transport = std::make_unique<MpiTransport>(MPI_COMM_WORLD);
-      backend.communicator = std::make_unique<AlgorithmCommunicator>(*backend.transport, host_, options.algo, options.chunkBytes);
-      backend.description = fmt::format("cclab {} over MPI point-to-point, {} chunks", options.algo, describeBytes(options.chunkBytes));
-    }
-    backends_.push_back(std::move(backend));
-  }
+  for (auto& backend : backends_) backend->checkMemory(std::max<std::size_t>(options.sweep.maxBytes, 1));
   gatherPlacement();
-  showProgress_ = rank_ == 0 && stderrIsTerminal();
+  showProgress_ = process_ == 0 && stderrIsTerminal();
 }
 
-void Driver::checkMemory() const {
+void Driver::checkHostMemory() const {
   // MPI counts are ints.
   if (std::find(options_.backends.begin(), options_.backends.end(), "mpi") != options_.backends.end()) {
     std::size_t smallest = 8;
@@ -160,8 +152,11 @@ void Driver::checkMemory() const {
                                    describeBytes(options_.sweep.maxBytes), options_.sweep.maxBytes / smallest, MpiCommunicator::maxCount()));
     }
   }
-  // Two buffers of the largest size, and for cclab a scratch copy of one (in-place alltoall).
-  const bool cclab = std::find(options_.backends.begin(), options_.backends.end(), "cclab") != options_.backends.end();
+  // Host backends: two buffers of the largest size, and for cclab a scratch copy of one (in-place alltoall).
+  const bool hostBackend = std::any_of(options_.backends.begin(), options_.backends.end(),
+                                       [&](const std::string& b) { return b == "mpi" || (b == "cclab" && options_.device == "cpu"); });
+  if (!hostBackend) return;
+  const bool cclab = options_.device == "cpu" && std::find(options_.backends.begin(), options_.backends.end(), "cclab") != options_.backends.end();
   const double perRank = static_cast<double>(options_.sweep.maxBytes) * (cclab ? 3 : 2);
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -179,14 +174,33 @@ void Driver::checkMemory() const {
 }
 
 void Driver::gatherPlacement() {
-  // Each rank describes itself in a fixed-size record; rank 0 collects them for the header.
+  // Each local rank describes itself in a fixed-size record; process 0 collects them for the
+  // header. GPU backends describe their GPUs; otherwise the rank's CPU core.
+  std::vector<results::RankPlacement> mine;
+  for (auto& backend : backends_) {
+    if (mine.empty()) mine = backend->gpuPlacement();
+  }
+  if (mine.empty()) {
+    results::RankPlacement p;
+    p.rank = process_;
+    p.host = local_.host;
+    p.pid = local_.pid;
+    p.core = local_.core;
+    p.deviceName = local_.cpuModel;
+    mine.push_back(p);
+  }
   constexpr int kRecord = 512;
-  char mine[kRecord] = {};
-  fmt::format_to_n(mine, kRecord - 1, "{}\t{}\t{}\t{}", local_.host, local_.pid, local_.core, local_.cpuModel);
-  std::vector<char> all(static_cast<std::size_t>(kRecord * size_));
-  MPI_Gather(mine, kRecord, MPI_CHAR, all.data(), kRecord, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (rank_ != 0) return;
-  for (int r = 0; r < size_; ++r) {
+  const int perProcess = static_cast<int>(mine.size());
+  std::vector<char> records(static_cast<std::size_t>(kRecord * perProcess), '\0');
+  for (int i = 0; i < perProcess; ++i) {
+    const auto& p = mine[static_cast<std::size_t>(i)];
+    fmt::format_to_n(&records[static_cast<std::size_t>(i * kRecord)], kRecord - 1, "{}\t{}\t{}\t{}\t{}\t{}", p.host, p.pid, p.core,
+                     p.device, p.busId, p.deviceName);
+  }
+  std::vector<char> all(static_cast<std::size_t>(kRecord * perProcess * processes_));
+  MPI_Gather(records.data(), kRecord * perProcess, MPI_CHAR, all.data(), kRecord * perProcess, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (process_ != 0) return;
+  for (int r = 0; r < perProcess * processes_; ++r) {
     std::string record(&all[static_cast<std::size_t>(r * kRecord)]);
     std::vector<std::string> fields;
     for (std::size_t start = 0;;) {
@@ -195,15 +209,24 @@ void Driver::gatherPlacement() {
       if (tab == std::string::npos) break;
       start = tab + 1;
     }
-    fields.resize(4);
+    fields.resize(6);
     results::RankPlacement p;
     p.rank = r;
     p.host = fields[0];
     p.pid = std::atoi(fields[1].c_str());
     p.core = std::atoi(fields[2].c_str());
-    p.deviceName = fields[3];
+    p.device = std::atoi(fields[3].c_str());
+    p.busId = fields[4];
+    p.deviceName = fields[5];
     placement_.push_back(p);
   }
+}
+
+Buffers& Driver::buffersFor(Backend& backend, int local) {
+  Device& device = backend.device(local);
+  auto& slot = buffers_[&device];
+  if (!slot) slot = std::make_unique<Buffers>(device, std::max<std::size_t>(options_.sweep.maxBytes, 1), !backend.onGpu());
+  return *slot;
 }
 
 void Driver::combine(double* values, int n) const {
@@ -213,7 +236,7 @@ void Driver::combine(double* values, int n) const {
       return;
     case Average::Mean:
       MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      for (int i = 0; i < n; ++i) values[i] /= size_;
+      for (int i = 0; i < n; ++i) values[i] /= processes_;
       return;
     case Average::Min:
       MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
@@ -226,73 +249,137 @@ void Driver::combine(double* values, int n) const {
 
 Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
                     std::size_t count, bool inPlace, int repeat) {
-  const Buffers& buffers = *buffers_;
-  Communicator& comm = *backend.communicator;
-  const BufferLayout layout = bufferLayout(collective, count, size_, rank_);
+  Communicator& comm = backend.communicator();
+  const int locals = backend.localRanks();
   const std::size_t elementSize = sizeOf(dtype);
+  std::vector<LocalCall> calls(static_cast<std::size_t>(locals));
+  for (int i = 0; i < locals; ++i) {
+    LocalCall& c = calls[static_cast<std::size_t>(i)];
+    const int rank = comm.rank() + i;
+    const Buffers& buffers = buffersFor(backend, i);
+    c.layout = bufferLayout(collective, count, size_, rank);
+    c.args.count = count;
+    c.args.dtype = dtype;
+    c.args.op = op.value_or(ReduceOp::Sum);
+    c.args.root = std::max(root, 0);
+    c.single = buffers.b();
+    c.args.send = inPlace ? c.single + c.layout.inPlaceSendOffset * elementSize : buffers.a();
+    c.args.recv = inPlace ? c.single + c.layout.inPlaceRecvOffset * elementSize : buffers.b();
+    c.spanBytes = std::max<std::size_t>((inPlace ? c.layout.inPlaceCount() : std::max(c.layout.sendCount, c.layout.recvCount)) * elementSize, 1);
+    c.checker = backend.checker(CheckSpec{collective, dtype, op, count, size_, rank, c.args.root}, i);
+  }
+  // The arguments of iteration `iteration`. GPU backends move through the buffers as nccl-tests
+  // does (each iteration the next span of the largest-size buffers), so caches do not flatter
+  // repeated small messages; checks (iteration -1) use the base.
+  std::vector<CollectiveArgs> args(static_cast<std::size_t>(locals));
+  auto argsAt = [&](int iteration) -> std::span<const CollectiveArgs> {
+    for (int i = 0; i < locals; ++i) {
+      const LocalCall& c = calls[static_cast<std::size_t>(i)];
+      CollectiveArgs& a = args[static_cast<std::size_t>(i)];
+      a = c.args;
+      if (backend.onGpu() && iteration >= 0) {
+        const std::size_t steps = std::max<std::size_t>(options_.sweep.maxBytes / c.spanBytes, 1);
+        const std::size_t shift = c.spanBytes * (static_cast<std::size_t>(iteration) % steps);
+        a.send = static_cast<const char*>(a.send) + shift;
+        a.recv = static_cast<char*>(a.recv) + shift;
+      }
+    }
+    return args;
+  };
+  auto runOnce = [&](int iteration) {
+    comm.runLocal(collective, argsAt(iteration));
+    if (options_.blocking > 0) {  // nccl-tests's -z: wait for each collective (and barrier with 1)
+      backend.synchronize();
+      if (options_.blocking == 1) MPI_Barrier(MPI_COMM_WORLD);
+    }
+  };
 
-  CollectiveArgs args;
-  args.count = count;
-  args.dtype = dtype;
-  args.op = op.value_or(ReduceOp::Sum);
-  args.root = std::max(root, 0);
-  char* single = static_cast<char*>(buffers.b());
-  args.send = inPlace ? single + layout.inPlaceSendOffset * elementSize : buffers.a();
-  args.recv = inPlace ? single + layout.inPlaceRecvOffset * elementSize : buffers.b();
-  const Verifier verifier(collective, dtype, op, count, size_, rank_, args.root);
-
-  watchdog_.describe(fmt::format("{} {} {} {} {}", backend.name, name(collective), name(dtype),
+  watchdog_.describe(fmt::format("{} {} {} {} {}", backend.name(), name(collective), name(dtype),
                                  describeBytes(bytesForCount(collective, count, dtype, size_)), inPlace ? "in place" : "out of place"));
-  if (rank_ == options_.debugStallRank) {
+  if (process_ == options_.debugStallRank) {
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // test hook: a rank that never arrives
   }
 
-  // 1. Warm up on repetition 0's data, then time `iters` runs from a common start.
-  verifier.fillInput(const_cast<void*>(args.send), 0);
+  // 1. Warm up on repetition 0's data; on GPUs one more collective completes before timing
+  //    starts (nccl-tests's sync collective). Then time `iters` iterations from a common start.
+  for (LocalCall& c : calls) c.checker->fillInput(const_cast<void*>(c.args.send), 0);
+  backend.synchronize();
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < options_.warmupIters; ++i) {
-    comm.run(collective, args);
+    runOnce(i);
     watchdog_.kick();
   }
-  std::vector<double> iterUs(static_cast<std::size_t>(options_.iters));
+  if (backend.onGpu()) runOnce(0);
+  backend.synchronize();
+  watchdog_.kick();
+  const int aggregate = options_.aggIters;
+  const int launches = std::max(options_.graphLaunches, 1);
+  const bool eventTiming = backend.onGpu() && options_.perIterTiming && options_.graphLaunches == 0;
+  std::vector<double> iterUs(static_cast<std::size_t>(options_.iters), 0.0);
+  if (options_.graphLaunches > 0) backend.beginCapture();
   MPI_Barrier(MPI_COMM_WORLD);
-  const Clock::time_point start = Clock::now();
+  Clock::time_point start = Clock::now();
   for (int i = 0; i < options_.iters; ++i) {
-    if (options_.blocking) MPI_Barrier(MPI_COMM_WORLD);  // untimed: every iteration starts together
+    if (eventTiming) backend.recordIteration(i);
     const Clock::time_point t0 = Clock::now();
-    for (int a = 0; a < options_.aggIters; ++a) comm.run(collective, args);
-    iterUs[static_cast<std::size_t>(i)] = seconds(Clock::now() - t0) * 1e6 / options_.aggIters;
-    watchdog_.kick();
+    for (int a = 0; a < aggregate; ++a) runOnce(i * aggregate + a);
+    if (!backend.onGpu()) {  // CPU collectives are done when they return: time each iteration
+      iterUs[static_cast<std::size_t>(i)] = seconds(Clock::now() - t0) * 1e6 / aggregate;
+      watchdog_.kick();
+    }
   }
-  double totalUs = seconds(Clock::now() - start) * 1e6;
-  if (options_.blocking) {  // the sum of the iterations, without the barriers between them
-    totalUs = 0;
-    for (double t : iterUs) totalUs += t;
+  if (eventTiming) backend.recordIteration(options_.iters);
+  if (options_.graphLaunches > 0) {  // -G: the loop above was captured; replay it, timed
+    backend.endCapture();
+    MPI_Barrier(MPI_COMM_WORLD);
+    start = Clock::now();
+    for (int l = 0; l < launches; ++l) backend.replay();
   }
-  double meanUs = totalUs / (static_cast<double>(options_.iters) * (options_.blocking ? 1 : options_.aggIters));
+  backend.synchronize();
+  const double totalUs = seconds(Clock::now() - start) * 1e6;
+  watchdog_.kick();
+  double meanUs = totalUs / (static_cast<double>(options_.iters) * aggregate * launches);
   combine(&meanUs, 1);
-  combine(iterUs.data(), options_.iters);
+  if (backend.onGpu()) {
+    iterUs = eventTiming ? backend.iterationTimesUs(options_.iters) : std::vector<double>{};
+    for (double& t : iterUs) t /= aggregate;
+  }
+  if (!iterUs.empty()) combine(iterUs.data(), static_cast<int>(iterUs.size()));
 
   // 2. Check: fresh inputs per repetition, outputs poisoned first so unwritten elements count.
   std::optional<std::int64_t> wrong;
-  if (options_.checkIters > 0) {
+  if (options_.checkIters > 0 && (!inPlace || backend.checksInPlace(collective))) {
     std::int64_t localWrong = 0;
     for (int rep = 1; rep <= options_.checkIters; ++rep) {
-      if (inPlace) verifier.poison(single, layout.inPlaceCount());
-      else verifier.poison(args.recv, layout.recvCount);
-      verifier.fillInput(const_cast<void*>(args.send), rep);
-      comm.run(collective, args);
-      watchdog_.kick();
-      if (rank_ == options_.debugCorruptRank && layout.recvCount > 0) {
-        static_cast<unsigned char*>(args.recv)[elementSize - 1] ^= 0x40;  // test hook: one wrong element
+      for (LocalCall& c : calls) {
+        if (inPlace) c.checker->poison(c.single, c.layout.inPlaceCount());
+        else c.checker->poison(c.args.recv, c.layout.recvCount);
+        c.checker->fillInput(const_cast<void*>(c.args.send), rep);
       }
-      localWrong += verifier.countWrong(args.recv, rep, [this] { watchdog_.kick(); });
+      comm.runLocal(collective, argsAt(-1));
+      backend.synchronize();
+      watchdog_.kick();
+      for (int i = 0; i < locals; ++i) {
+        LocalCall& c = calls[static_cast<std::size_t>(i)];
+        if (process_ == options_.debugCorruptRank && i == 0 && c.layout.recvCount > 0) {
+          // Test hook: flip a bit of one output element (through the device: it may be a GPU's).
+          Device& device = backend.device(i);
+          unsigned char byte = 0;
+          char* element = static_cast<char*>(c.args.recv) + elementSize - 1;
+          device.copy(&byte, element, 1);
+          backend.synchronize();
+          byte ^= 0x40;
+          device.copy(element, &byte, 1);
+          backend.synchronize();
+        }
+        localWrong += c.checker->countWrong(c.args.recv, rep, [this] { watchdog_.kick(); });
+      }
     }
     MPI_Allreduce(&localWrong, &wrong.emplace(), 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   }
 
   Row row;
-  row.backend = backend.name;
+  row.backend = backend.name();
   row.algo = comm.algorithm(collective);
   row.collective = collective;
   row.dtype = dtype;
@@ -305,12 +392,14 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   row.repeat = repeat;
   row.iters = options_.iters;
   row.timeUs = meanUs;
-  std::vector<double> sorted = iterUs;
-  std::sort(sorted.begin(), sorted.end());
-  row.timeUsMin = sorted.front();
-  row.timeUsMax = sorted.back();
-  row.timeUsP50 = sorted[sorted.size() / 2];
-  row.timeUsP99 = percentile(sorted, 99);
+  if (!iterUs.empty()) {
+    std::vector<double> sorted = iterUs;
+    std::sort(sorted.begin(), sorted.end());
+    row.timeUsMin = sorted.front();
+    row.timeUsMax = sorted.back();
+    row.timeUsP50 = sorted[sorted.size() / 2];
+    row.timeUsP99 = percentile(sorted, 99);
+  }
   row.algbwGBps = results::algorithmBandwidthGBps(row.sizeBytes, meanUs);
   row.busbwGBps = results::busBandwidthGBps(collective, size_, row.sizeBytes, meanUs);
   row.wrong = wrong;
@@ -330,8 +419,8 @@ void Driver::progress(const Row& row) {
 
 void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& rows) {
   const std::string program = fmt::format("{}_perf", name(collective));
-  out(fmt::format("# Collective test starting: {}\n# Backend: {}  algorithm: {}  ({})\n", program, backend.name,
-                  backend.communicator->algorithm(collective), backend.description));
+  out(fmt::format("# Collective test starting: {}\n# Backend: {}  algorithm: {}  ({})\n", program, backend.name(),
+                  backend.communicator().algorithm(collective), backend.description()));
   out(results::columnHeader());
   std::vector<int> roots{-1};
   if (hasRoot(collective)) {
@@ -369,11 +458,11 @@ void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& 
 }
 
 void Driver::printSideBySide(Collective collective, const std::vector<std::vector<Row>>& perBackend) const {
-  const std::string& first = backends_.front().name;
+  const std::string& first = backends_.front()->name();
   std::string header = fmt::format("# Side by side: {}, out-of-place algbw (GB/s); ratio = backend / {}\n#{:>11}  {:>8}  {:>6}  {:>6}",
                                    name(collective), first, "size", "type", "redop", "root");
-  for (const auto& b : backends_) header += fmt::format("  {:>9}", b.name);
-  for (std::size_t i = 1; i < backends_.size(); ++i) header += fmt::format("  {:>11}", backends_[i].name + "/" + first);
+  for (const auto& b : backends_) header += fmt::format("  {:>9}", b->name());
+  for (std::size_t i = 1; i < backends_.size(); ++i) header += fmt::format("  {:>11}", backends_[i]->name() + "/" + first);
   std::string text = header + "\n";
   const std::vector<Row>& reference = perBackend.front();
   for (std::size_t i = 0; i < reference.size(); ++i) {
@@ -406,6 +495,7 @@ results::RunInfo Driver::runInfo() const {
   run.mpiVersion = mpiVersion_;
   run.ranks = placement_;
   results::summarizeRanks(run);
+  for (const auto& backend : backends_) backend->describe(run);
   static constexpr const char* kAverage[] = {"rank0", "mean", "min", "max"};
   run.config = {{"min_bytes", options_.sweep.minBytes},
                 {"max_bytes", options_.sweep.maxBytes},
@@ -422,7 +512,10 @@ results::RunInfo Driver::runInfo() const {
                 {"backends", options_.backends},
                 {"algo", options_.algo},
                 {"device", options_.device},
-                {"chunk_bytes", options_.chunkBytes}};
+                {"chunk_bytes", options_.chunkBytes},
+                {"gpus_per_process", options_.gpusPerProcess},
+                {"graph_launches", options_.graphLaunches},
+                {"per_iter_timing", options_.perIterTiming}};
   return run;
 }
 
@@ -434,10 +527,14 @@ int Driver::run() {
                   static_cast<std::size_t>(options_.repeats) * sizes_.size();
   }
   out(fmt::format("# ccbench version {} (cclab commit {}); {}\n", version(), gitCommit(), mpiVersion_));
-  out(fmt::format("# nThread 1 nGpus 0 minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} agg iters: {} validation: {} graph: 0\n",
-                  options_.sweep.minBytes, options_.sweep.maxBytes,
+  const bool gpu = std::any_of(backends_.begin(), backends_.end(), [](const auto& b) { return b->onGpu(); });
+  out(fmt::format("# nThread 1 nGpus {} minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} agg iters: {} validation: {} graph: {}\n",
+                  gpu ? options_.gpusPerProcess : 0, options_.sweep.minBytes, options_.sweep.maxBytes,
                   options_.sweep.stepFactor > 1 ? fmt::format("{}(factor)", options_.sweep.stepFactor) : fmt::format("{}(bytes)", options_.sweep.stepBytes),
-                  options_.warmupIters, options_.iters, options_.aggIters, options_.checkIters > 0 ? 1 : 0));
+                  options_.warmupIters, options_.iters, options_.aggIters, options_.checkIters > 0 ? 1 : 0, options_.graphLaunches));
+  if (options_.blocking > 0) {
+    out(fmt::format("# Blocking Enabled: wait for completion{} after each collective \n", options_.blocking == 1 ? " and barrier" : " (no barrier)"));
+  }
   std::string devices = "#\n# Using devices\n";
   for (const auto& p : placement_) devices += results::rankLine(p) + "\n";
   out(devices + "#\n");
@@ -446,9 +543,9 @@ int Driver::run() {
   std::int64_t wrong = 0;
   for (Collective collective : options_.collectives) {
     std::vector<std::vector<Row>> perBackend;
-    for (Backend& backend : backends_) {
+    for (auto& backend : backends_) {
       perBackend.emplace_back();
-      runTest(backend, collective, perBackend.back());
+      runTest(*backend, collective, perBackend.back());
     }
     if (backends_.size() > 1) printSideBySide(collective, perBackend);
     for (auto& rows : perBackend) {
@@ -459,7 +556,7 @@ int Driver::run() {
     }
   }
 
-  if (rank_ == 0) {
+  if (process_ == 0) {
     const results::ResultsFile file{runInfo(), std::move(all)};
     if (!options_.jsonPath.empty()) {
       results::writeFileAtomically(options_.jsonPath, results::toJson(file).dump(1) + "\n");

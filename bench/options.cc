@@ -1,5 +1,6 @@
 #include "bench/options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <ostream>
@@ -45,14 +46,14 @@ void requireAtLeast(long long value, long long minimum, std::string_view flag) {
 std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostream& help) {
   Options o;
   o.command.assign(argv, argv + argc);
-  CLI::App app{"ccbench: nccl-tests-style benchmarks of collectives (MPI library, cclab algorithms).\n"
+  CLI::App app{"ccbench: nccl-tests-style benchmarks of collectives (NCCL, MPI library, cclab algorithms).\n"
                "Run under a launcher: mpirun -np N ccbench <collective> [options]",
                "ccbench"};
   app.get_formatter()->column_width(30);
 
   std::string collective, minBytes = "32M", maxBytes = "32M", stepBytes = "1M", dtype = "float", op = "sum";
   std::string backends = "mpi", chunk = "1M";
-  int average = 1, blocking = 0, threads = 1, gpus = 1, graphs = 0;
+  int average = 1, threads = 1, perIter = 0;
   app.add_option("collective", collective,
                  "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, sendrecv, or all")
       ->required();
@@ -70,20 +71,22 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("-o,--op", op, "sum prod min max avg, a comma list, or all")->capture_default_str();
   app.add_option("-r,--root", o.root, "root rank of broadcast/reduce/gather/scatter (-1: every root)")->capture_default_str();
   app.add_option("-a,--average", average, "combine per-rank times: 0 rank 0, 1 mean, 2 min, 3 max")->capture_default_str();
-  app.add_option("-z,--blocking", blocking, "1: ranks re-synchronise (untimed barrier) before every iteration")->capture_default_str();
+  app.add_option("-z,--blocking", o.blocking, "wait for every collective to finish (timed): 1 and then barrier, 2 without")
+      ->capture_default_str();
+  app.add_option("-I,--per_iter_timing", perIter, "1: time every iteration on GPUs with CUDA events (CPU: always)")->capture_default_str();
   app.add_option("-N,--run_cycles", o.repeats, "run the sweep this many times")->capture_default_str();
   app.add_option("-T,--timeout", o.timeoutS, "abort when an operation makes no progress for this many seconds (0: never)")
       ->capture_default_str();
   app.add_option("-J,--output_file", o.jsonPath, "write the results as JSON (cclab results schema)");
   app.add_option("--csv", o.csvPath, "write the results as CSV");
-  app.add_option("--backend", backends, "what runs the collectives: mpi, cclab, or a comma list to compare")->capture_default_str();
+  app.add_option("--backend", backends, "what runs the collectives: nccl, mpi, cclab, or a comma list to compare")->capture_default_str();
   app.add_option("--algo", o.algo, "cclab algorithm family (--backend cclab)")->capture_default_str();
-  app.add_option("--device", o.device, "where cclab's buffers live: cpu")->capture_default_str();
+  app.add_option("--device", o.device, "where cclab's buffers and kernels live: cpu or cuda")->capture_default_str();
   app.add_option("--chunk", chunk, "cclab pipeline chunk size")->capture_default_str();
-  // Accepted as nccl-tests scripts pass them; other values need what a later backend brings.
-  app.add_option("-t,--nthreads", threads, "threads per process (1: one rank per process, launched by mpirun)")->capture_default_str();
-  app.add_option("-g,--ngpus", gpus, "GPUs per thread (1)")->capture_default_str();
-  app.add_option("-G,--cudagraph", graphs, "CUDA graph launches (0 on the CPU)")->capture_default_str();
+  app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();
+  app.add_option("-g,--ngpus", o.gpusPerProcess, "GPUs each process drives (NCCL)")->capture_default_str();
+  app.add_option("-G,--cudagraph", o.graphLaunches, "capture the timed loop as a CUDA graph, replay it this often (NCCL)")
+      ->capture_default_str();
   app.add_option("--debug-corrupt-rank", o.debugCorruptRank)->group("");
   app.add_option("--debug-stall-rank", o.debugStallRank)->group("");
 
@@ -102,10 +105,16 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   o.dtypes = parseList<DataType>(dtype, parseDataType, allDataTypes);
   o.ops = parseList<ReduceOp>(op, parseReduceOp, allReduceOps);
   o.backends = splitList(backends);
+  auto uses = [&](const char* backend) { return std::find(o.backends.begin(), o.backends.end(), backend) != o.backends.end(); };
   for (const auto& backend : o.backends) {
-    if (backend != "mpi" && backend != "cclab") throw InputError(fmt::format("unknown backend '{}' (valid: mpi, cclab)", backend));
+    if (backend != "mpi" && backend != "cclab" && backend != "nccl") {
+      throw InputError(fmt::format("unknown backend '{}' (valid: nccl, mpi, cclab)", backend));
+    }
   }
-  if (o.device != "cpu") throw InputError(fmt::format("unknown device '{}' (valid: cpu)", o.device));
+  if (uses("nccl") && !buildHasNccl()) throw InputError("--backend nccl: this ccbench was built without NCCL (the configure step found none)");
+  if (o.device != "cpu" && o.device != "cuda") throw InputError(fmt::format("unknown device '{}' (valid: cpu, cuda)", o.device));
+  if (o.device == "cuda" && !buildHasCuda()) throw InputError("--device cuda: this ccbench was built without CUDA (the configure step found none)");
+  if (o.device == "cuda" && !uses("cclab")) throw InputError("--device cuda places cclab's algorithms on the GPU: add --backend cclab");
   o.sweep.minBytes = parseSize(minBytes, "-b");
   o.sweep.maxBytes = parseSize(maxBytes, "-e");
   o.sweep.stepBytes = parseSize(stepBytes, "-i");
@@ -114,17 +123,22 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   requireAtLeast(o.iters, 1, "-n");
   requireAtLeast(o.aggIters, 1, "-m");
   requireAtLeast(o.warmupIters, 0, "-w");
-  if (threads != 1) throw InputError(fmt::format("-t {}: ccbench runs one rank per process; start more with mpirun -np", threads));
-  if (gpus != 1) throw InputError(fmt::format("-g {}: several GPUs per process need a GPU backend, which this build does not have", gpus));
-  if (graphs != 0) throw InputError(fmt::format("-G {}: CUDA graphs need a GPU backend, which this build does not have", graphs));
+  if (threads != 1) throw InputError(fmt::format("-t {}: ccbench runs one thread per process; start more processes with mpirun -np", threads));
+  requireAtLeast(o.gpusPerProcess, 1, "-g");
+  const bool ncclOnly = o.backends.size() == 1 && uses("nccl");
+  if (o.gpusPerProcess > 1 && !ncclOnly) throw InputError(fmt::format("-g {}: several GPUs per process need --backend nccl alone", o.gpusPerProcess));
+  requireAtLeast(o.graphLaunches, 0, "-G");
+  if (o.graphLaunches > 0 && !ncclOnly) throw InputError(fmt::format("-G {}: CUDA graphs capture NCCL's collectives: use --backend nccl alone", o.graphLaunches));
+  if (perIter != 0 && perIter != 1) throw InputError(fmt::format("-I must be 0 or 1 (got {})", perIter));
+  o.perIterTiming = perIter == 1;
   requireAtLeast(o.checkIters, 0, "-c");
   requireAtLeast(o.repeats, 1, "-N");
   requireAtLeast(static_cast<long long>(o.chunkBytes), 1, "--chunk");
   requireAtLeast(o.root, -1, "-r");
   if (average < 0 || average > 3) throw InputError(fmt::format("-a must be 0, 1, 2 or 3 (got {})", average));
   o.average = static_cast<Average>(average);
-  if (blocking != 0 && blocking != 1) throw InputError(fmt::format("-z must be 0 or 1 (got {})", blocking));
-  o.blocking = blocking == 1;
+  if (o.blocking < 0 || o.blocking > 2) throw InputError(fmt::format("-z must be 0, 1 or 2 (got {})", o.blocking));
+  if (o.blocking > 0 && o.graphLaunches > 0) throw InputError("-z waits for every collective, which a captured CUDA graph (-G) cannot: use one");
   if (o.timeoutS < 0) throw InputError(fmt::format("-T must be 0 or more seconds (got {})", o.timeoutS));
 
   // An op is meaningless for collectives that do not reduce: say so rather than ignore it.
@@ -134,6 +148,22 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
     throw InputError(fmt::format("-o {} is meaningless for {}, which does not reduce", op, name(o.collectives.front())));
   }
   return o;
+}
+
+bool buildHasNccl() {
+#ifdef CCLAB_HAVE_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool buildHasCuda() {
+#ifdef CCLAB_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
 }
 
 void checkForRanks(const Options& options, int nranks) {

@@ -1,7 +1,7 @@
 #pragma once
 
 // ccbench's command line: nccl-tests's flags with the same letters and meanings, plus --backend,
-// --algo, --csv. Parsing is pure (no MPI) so it is unit-tested directly.
+// --algo, --device, --csv. Parsing is pure (no MPI) so it is unit-tested directly.
 
 #include <cstddef>
 #include <iosfwd>
@@ -32,7 +32,10 @@ struct Options {
   std::vector<ReduceOp> ops{ReduceOp::Sum};
   int root = 0;  // -1: every root in turn
   Average average = Average::Mean;
-  bool blocking = false;
+  int blocking = 0;      // -z: 1 wait for each collective and barrier, 2 wait only (nccl-tests)
+  int gpusPerProcess = 1;  // -g: GPUs one process drives (NCCL)
+  int graphLaunches = 0;   // -G: capture the timed loop as a CUDA graph and replay it this often (NCCL)
+  bool perIterTiming = false;  // -I: per-iteration times on GPUs from CUDA events (CPU: always)
   int repeats = 1;
   double timeoutS = 300;  // 0: no timeout
   std::string jsonPath;
@@ -43,6 +46,10 @@ struct Options {
   int debugCorruptRank = -1;
   int debugStallRank = -1;
 };
+
+// What this build can run: the backends and devices it was built with.
+bool buildHasNccl();
+bool buildHasCuda();
 
 // Parses argv. Throws InputError (one line naming the problem) on bad input. Returns nullopt
 // when --help was asked for; the help text has then been written to `help`.

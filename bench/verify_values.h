@@ -79,7 +79,7 @@ CCLAB_HD std::uint64_t ulpDistance(T a, T b) {
 // doubled or misplaced contribution is caught.
 constexpr int kContributors = 8;
 
-CCLAB_HD constexpr int contributors(int nranks) { return std::min(nranks, kContributors); }
+CCLAB_HD constexpr int contributors(int nranks) { return nranks < kContributors ? nranks : kContributors; }  // by value: device code too
 // A rank's slot at `index`: it contributes when the slot is below contributors(nranks).
 CCLAB_HD constexpr int slotOf(int rank, int nranks, std::size_t index) {
   return static_cast<int>((index + static_cast<std::size_t>(rank)) % static_cast<std::size_t>(nranks));

@@ -28,6 +28,11 @@ void Watchdog::describe(std::string activity) {
   kick();
 }
 
+void Watchdog::onTimeout(std::function<void()> abort) {
+  std::lock_guard lock(mutex_);
+  abort_ = std::move(abort);
+}
+
 void Watchdog::watch() {
   std::unique_lock lock(mutex_);
   // Check a few times per timeout period; the thread sleeps in between.
@@ -38,6 +43,7 @@ void Watchdog::watch() {
       std::fprintf(stderr, "ccbench: rank %d: timeout: no progress for %.0f s during %s (-T sets the limit)\n", rank_,
                    static_cast<double>(idle) / 1e9, activity_.c_str());
       std::fflush(stderr);
+      if (abort_) abort_();
       results::removePartialWrite();
       ::_exit(kExitCode);
     }

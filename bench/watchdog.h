@@ -1,12 +1,14 @@
 #pragma once
 
 // Turns a hang into an error: if the benchmark makes no progress (no kick()) for the timeout, the
-// watchdog prints what was running on stderr, removes any half-written results file and ends the
-// process with exit code 3. The MPI launcher then stops the other ranks.
+// watchdog prints what was running on stderr, lets the libraries give up (onTimeout: NCCL's
+// ncclCommAbort), removes any half-written results file and ends the process with exit code 3.
+// The MPI launcher then stops the other ranks.
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,6 +26,8 @@ class Watchdog {
 
   // What is running now, for the message.
   void describe(std::string activity);
+  // Called on the watchdog's thread when it fires, before the process exits.
+  void onTimeout(std::function<void()> abort);
   // Progress: restarts the countdown. Cheap enough to call every iteration.
   void kick() { lastKickNs_.store(nowNs(), std::memory_order_relaxed); }
 
@@ -40,6 +44,7 @@ class Watchdog {
   std::condition_variable stop_;
   bool stopping_ = false;
   std::string activity_ = "start-up";
+  std::function<void()> abort_;
   std::thread thread_;
 };
 

@@ -40,7 +40,7 @@ void CudaDevice::release(void* ptr) {
 void CudaDevice::copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0 || dst == src) return;
   CCLAB_CUDA(cudaSetDevice(gpu_));
-  CCLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+  CCLAB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_));  // either side may be host memory
 }
 
 void CudaDevice::reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) {

@@ -25,6 +25,7 @@ class CudaDevice final : public Device {
 
   void* allocate(std::size_t bytes) override;
   void release(void* ptr) override;
+  // Device to device; either side may also be host memory (the direction follows the pointers).
   void copy(void* dst, const void* src, std::size_t bytes) override;
   void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) override;
   void divide(void* buf, std::size_t count, DataType dtype, int divisor) override;

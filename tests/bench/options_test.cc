@@ -54,7 +54,7 @@ TEST(Options, NcclTestsFlagsAndLongNames) {
   EXPECT_EQ(o.checkIters, 0);
   EXPECT_EQ(o.dtypes, std::vector<DataType>{DataType::Half});
   EXPECT_EQ(o.average, Average::Max);
-  EXPECT_TRUE(o.blocking);
+  EXPECT_EQ(o.blocking, 1);
   EXPECT_EQ(o.repeats, 2);
   EXPECT_DOUBLE_EQ(o.timeoutS, 10);
   EXPECT_EQ(o.jsonPath, "x.json");
@@ -120,21 +120,44 @@ TEST(Options, BadInputIsNamed) {
   EXPECT_NE(errorOf({"all_reduce", "-n", "0"}).find("-n must be at least 1"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-a", "4"}).find("-a must be 0, 1, 2 or 3"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-r", "-2"}).find("-r must be at least -1"), std::string::npos);
-  EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl"}).find("unknown backend 'nccl'"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--backend", "gloo"}).find("unknown backend 'gloo' (valid: nccl, mpi, cclab)"), std::string::npos);
+  if (!buildHasNccl()) EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl"}).find("built without NCCL"), std::string::npos);
+  if (!buildHasCuda()) EXPECT_NE(errorOf({"all_reduce", "--backend", "cclab", "--device", "cuda"}).find("built without CUDA"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--device", "tpu"}).find("unknown device 'tpu' (valid: cpu, cuda)"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-z", "3"}).find("-z must be 0, 1 or 2"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-I", "2"}).find("-I must be 0 or 1"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-e", "7Q"}).find("-e '7Q' has an unknown unit"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "--bogus"}).find("--bogus"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-n", "many"}).find("many"), std::string::npos);
   EXPECT_NE(errorOf({}).find("missing the collective"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-T", "-1"}).find("-T must be"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-t", "4"}).find("mpirun -np"), std::string::npos);
-  EXPECT_NE(errorOf({"all_reduce", "-g", "8"}).find("-g 8"), std::string::npos);
-  EXPECT_NE(errorOf({"all_reduce", "-G", "10"}).find("CUDA graphs"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-g", "8"}).find("-g 8: several GPUs per process need --backend nccl alone"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-G", "10"}).find("CUDA graphs capture NCCL's collectives"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "-g", "0"}).find("-g must be at least 1"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-b", "0", "-e", "1M", "-f", "2"}).find("-b 0 never grows"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-m", "0"}).find("-m must be at least 1"), std::string::npos);
   // What nccl-tests scripts pass for one GPU per process is accepted.
   EXPECT_EQ(errorOf({"all_reduce", "-t", "1", "-g", "1", "-G", "0", "-m", "4"}), "");
   // -o with a reducing collective among non-reducing ones applies to the reducing ones.
   EXPECT_EQ(errorOf({"all", "-o", "max"}), "");
+}
+
+TEST(Options, GpuFlags) {
+  if (buildHasCuda()) {
+    const Options cuda = parse({"all_reduce", "--backend", "cclab", "--device", "cuda", "-z", "2", "-I", "1"});
+    EXPECT_EQ(cuda.device, "cuda");
+    EXPECT_EQ(cuda.blocking, 2);
+    EXPECT_TRUE(cuda.perIterTiming);
+    EXPECT_NE(errorOf({"all_reduce", "--backend", "mpi", "--device", "cuda"}).find("add --backend cclab"), std::string::npos);
+  }
+  if (buildHasNccl()) {
+    const Options nccl = parse({"all_reduce", "--backend", "nccl", "-g", "4", "-G", "20"});
+    EXPECT_EQ(nccl.gpusPerProcess, 4);
+    EXPECT_EQ(nccl.graphLaunches, 20);
+    EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl,mpi", "-g", "2"}).find("--backend nccl alone"), std::string::npos);
+    EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl", "-G", "5", "-z", "1"}).find("cannot: use one"), std::string::npos);
+  }
 }
 
 TEST(Options, RootMustBeARank) {

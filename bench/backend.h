@@ -1,0 +1,77 @@
+#pragma once
+
+// One backend under test, as the driver sees it: a communicator, where each of this process's
+// ranks keeps its buffers (a Device), how results are checked there, and what the timing loop
+// needs of a GPU (waiting for enqueued work, CUDA graphs, per-iteration events, aborting a hang).
+// CPU backends (mpi, cclab --device cpu) are in backends.cc; GPU ones (nccl, cclab --device cuda)
+// in gpu/gpu_backends.cc.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/options.h"
+#include "bench/results/results.h"
+#include "bench/verify.h"
+#include "collectives/communicator.h"
+#include "collectives/device.h"
+
+namespace cclab::bench {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  virtual Communicator& communicator() = 0;
+  int localRanks() { return communicator().localRanks(); }
+
+  // Where local rank `local` keeps its buffers, and how they are checked there.
+  virtual Device& device(int local) = 0;
+  virtual std::unique_ptr<Checker> checker(const CheckSpec& spec, int local) = 0;
+  // Whether an in-place run of `collective` leaves a checkable result (NCCL's in-place alltoall
+  // and sendrecv read and write one buffer at once: nccl-tests reports N/A for them).
+  virtual bool checksInPlace(Collective) const { return true; }
+
+  // GPU backends enqueue work and return: the timing loop waits with synchronize(), and uses
+  // nccl-tests's conventions (a sync collective before timing, buffers shifted per iteration).
+  virtual bool onGpu() const { return false; }
+  virtual void synchronize() {}
+  // -G: capture the collectives issued between beginCapture and endCapture as a CUDA graph;
+  // replay() launches it once.
+  virtual void beginCapture() {}
+  virtual void endCapture() {}
+  virtual void replay() {}
+  // -I: a CUDA event per timed iteration; times between consecutive events, in microseconds
+  // (the slowest of this process's GPUs).
+  virtual void recordIteration(int /*index*/) {}
+  virtual std::vector<double> iterationTimesUs(int /*iterations*/) { return {}; }
+  // A hang was detected: make the library give up (ncclCommAbort) before the process exits.
+  virtual void abort() {}
+  // Throws InputError when two buffers of `bytes` per local rank (plus what the backend needs)
+  // do not fit on its GPUs. CPU backends: the driver checks host memory.
+  virtual void checkMemory(std::size_t /*bytes*/) {}
+
+  // The header lines and results file: each local rank's GPU (empty for CPU backends).
+  virtual std::vector<results::RankPlacement> gpuPlacement() { return {}; }
+  // GPU, driver, CUDA and NCCL versions, GPU links: what a GPU backend adds to the results file.
+  virtual void describe(results::RunInfo& /*run*/) const {}
+
+ protected:
+  Backend(std::string name, std::string description) : name_(std::move(name)), description_(std::move(description)) {}
+  void setDescription(std::string description) { description_ = std::move(description); }
+
+ private:
+  std::string name_;
+  std::string description_;
+};
+
+// The backends `options` asks for, in order. Collective over MPI_COMM_WORLD.
+std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const std::string& mpiVersion);
+
+// The GPU backends (gpu/gpu_backends.cc; a build without CUDA says it has none).
+std::unique_ptr<Backend> makeNcclBackend(const Options& options);
+std::unique_ptr<Backend> makeCudaAlgorithmBackend(const Options& options);
+
+}  // namespace cclab::bench

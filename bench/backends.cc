@@ -1,0 +1,67 @@
+#include "bench/backend.h"
+
+#include <mpi.h>
+
+#include <fmt/format.h>
+
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/mpi/mpi_communicator.h"
+#include "collectives/mpi/mpi_transport.h"
+#include "collectives/sizes.h"
+
+namespace cclab::bench {
+namespace {
+
+// Host memory, shared by the CPU backends of one run.
+HostDevice& hostDevice() {
+  static HostDevice device;
+  return device;
+}
+
+// The MPI library's own collectives.
+class MpiBackend final : public Backend {
+ public:
+  explicit MpiBackend(const std::string& mpiVersion) : Backend("mpi", mpiVersion), communicator_(MPI_COMM_WORLD) {}
+  Communicator& communicator() override { return communicator_; }
+  Device& device(int) override { return hostDevice(); }
+  std::unique_ptr<Checker> checker(const CheckSpec& spec, int) override { return std::make_unique<Verifier>(spec); }
+
+ private:
+  MpiCommunicator communicator_;
+};
+
+// cclab's algorithms on host memory over MPI point-to-point.
+class HostAlgorithmBackend final : public Backend {
+ public:
+  explicit HostAlgorithmBackend(const Options& o)
+      : Backend("cclab", fmt::format("cclab {} over MPI point-to-point, {} chunks", o.algo, describeBytes(o.chunkBytes))),
+        transport_(MPI_COMM_WORLD),
+        communicator_(transport_, hostDevice(), o.algo, o.chunkBytes) {}
+  Communicator& communicator() override { return communicator_; }
+  Device& device(int) override { return hostDevice(); }
+  std::unique_ptr<Checker> checker(const CheckSpec& spec, int) override { return std::make_unique<Verifier>(spec); }
+
+ private:
+  MpiTransport transport_;
+  AlgorithmCommunicator communicator_;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const std::string& mpiVersion) {
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (const auto& name : options.backends) {
+    if (name == "mpi") {
+      backends.push_back(std::make_unique<MpiBackend>(mpiVersion));
+    } else if (name == "nccl") {
+      backends.push_back(makeNcclBackend(options));
+    } else {
+      for (Collective c : options.collectives) findAlgorithm(c, options.algo);  // unknown --algo: fail before running
+      if (options.device == "cuda") backends.push_back(makeCudaAlgorithmBackend(options));
+      else backends.push_back(std::make_unique<HostAlgorithmBackend>(options));
+    }
+  }
+  return backends;
+}
+
+}  // namespace cclab::bench

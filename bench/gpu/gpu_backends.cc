@@ -1,0 +1,283 @@
+// The GPU backends: NCCL (--backend nccl) and cclab's algorithms on device memory
+// (--backend cclab --device cuda). Both keep one CudaDevice per GPU this process drives.
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench/backend.h"
+#include "bench/gpu/cuda_verifier.h"
+#include "bench/gpu/gpu_info.h"
+#include "bench/system_info.h"
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/cuda/cuda_error.h"
+#include "collectives/errors.h"
+#include "collectives/mpi/cuda_ipc_transport.h"
+#include "collectives/sizes.h"
+#ifdef CCLAB_HAVE_NCCL
+#include "collectives/nccl/nccl_communicator.h"
+#endif
+
+namespace cclab::bench {
+namespace {
+
+// Where this process sits on its host, as nccl-tests finds it: processes with the same host name
+// and boot id are numbered in MPI rank order.
+struct HostPosition {
+  int index = 0;      // among the processes on this host
+  int processes = 1;  // on this host
+};
+
+HostPosition hostPosition() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  std::string identity(name);
+  identity = identity.substr(0, identity.find('.'));
+  std::ifstream bootId("/proc/sys/kernel/random/boot_id");
+  std::string boot;
+  std::getline(bootId, boot);
+  identity += boot;
+  std::uint64_t hash = 5381;  // djb2a
+  for (unsigned char ch : identity) hash = (hash * 33) ^ ch;
+  int process = 0, processes = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &process);
+  MPI_Comm_size(MPI_COMM_WORLD, &processes);
+  std::vector<std::uint64_t> hashes(static_cast<std::size_t>(processes));
+  MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  HostPosition p{0, 0};
+  for (int r = 0; r < processes; ++r) {
+    if (hashes[static_cast<std::size_t>(r)] != hash) continue;
+    if (r < process) ++p.index;
+    ++p.processes;
+  }
+  return p;
+}
+
+// Throws the same InputError on every process when any process has a problem (a GPU it cannot
+// use, memory that does not fit), so they all stop instead of some waiting for the others.
+void agreeOrThrow(const std::string& localProblem, const std::string& summary) {
+  int bad = localProblem.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (bad) throw InputError(localProblem.empty() ? summary : localProblem);
+}
+
+// What both GPU backends share: the devices, checking there, events, placement and description.
+class GpuBackend : public Backend {
+ public:
+  GpuBackend(std::string name, const std::vector<int>& gpus) : Backend(std::move(name), "") {
+    for (int gpu : gpus) {
+      devices_.push_back(std::make_unique<CudaDevice>(gpu));
+      unsigned long long* counter = nullptr;
+      CCLAB_CUDA(cudaMalloc(&counter, sizeof(*counter)));
+      counters_.push_back(counter);
+    }
+  }
+  ~GpuBackend() override {
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      cudaSetDevice(devices_[i]->gpu());
+      cudaFree(counters_[i]);
+      for (cudaEvent_t e : events_[i]) cudaEventDestroy(e);
+    }
+  }
+
+  Device& device(int local) override { return *devices_[static_cast<std::size_t>(local)]; }
+  std::unique_ptr<Checker> checker(const CheckSpec& spec, int local) override {
+    return std::make_unique<CudaVerifier>(spec, *devices_[static_cast<std::size_t>(local)], counters_[static_cast<std::size_t>(local)]);
+  }
+  bool onGpu() const override { return true; }
+  void synchronize() override {
+    for (auto& d : devices_) d->synchronize();
+  }
+
+  void recordIteration(int index) override {
+    events_.resize(devices_.size());
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      auto& events = events_[i];
+      CCLAB_CUDA(cudaSetDevice(devices_[i]->gpu()));
+      while (static_cast<int>(events.size()) <= index) {
+        cudaEvent_t e;
+        CCLAB_CUDA(cudaEventCreate(&e));
+        events.push_back(e);
+      }
+      CCLAB_CUDA(cudaEventRecord(events[static_cast<std::size_t>(index)], devices_[i]->stream()));
+    }
+  }
+  std::vector<double> iterationTimesUs(int iterations) override {
+    std::vector<double> times(static_cast<std::size_t>(iterations), 0.0);
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      CCLAB_CUDA(cudaEventSynchronize(events_[i][static_cast<std::size_t>(iterations)]));
+      for (int k = 0; k < iterations; ++k) {
+        float ms = 0;
+        CCLAB_CUDA(cudaEventElapsedTime(&ms, events_[i][static_cast<std::size_t>(k)], events_[i][static_cast<std::size_t>(k + 1)]));
+        times[static_cast<std::size_t>(k)] = std::max(times[static_cast<std::size_t>(k)], ms * 1e3);  // the slowest local GPU
+      }
+    }
+    return times;
+  }
+
+  std::vector<results::RankPlacement> gpuPlacement() override {
+    const LocalInfo info = localInfo();
+    std::vector<results::RankPlacement> placement;
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      results::RankPlacement p;
+      p.rank = communicator().rank() + static_cast<int>(i);
+      p.host = info.host;
+      p.pid = info.pid;
+      p.device = devices_[i]->gpu();
+      p.busId = pciBusId(p.device);
+      p.deviceName = gpuName(p.device);
+      placement.push_back(p);
+    }
+    return placement;
+  }
+  void describe(results::RunInfo& run) const override {
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    run.cudaVersion = fmt::format("{}.{}", runtime / 1000, runtime % 1000 / 10);
+    run.gpuModel = gpuName(devices_.front()->gpu());
+    run.config["gpu_system"] = describeGpuSystem();
+  }
+
+  // Two buffers of `bytes` per local rank, plus `extra` buffers, for `sharing` processes per GPU.
+  void checkGpuMemory(std::size_t bytes, int extra, int sharing) {
+    std::string problem;
+    for (auto& d : devices_) {
+      std::size_t free = 0, total = 0;
+      CCLAB_CUDA(cudaSetDevice(d->gpu()));
+      CCLAB_CUDA(cudaMemGetInfo(&free, &total));
+      const double needed = static_cast<double>(bytes) * (2 + extra) * sharing;
+      if (needed > 0.9 * static_cast<double>(free) && problem.empty()) {
+        problem = fmt::format("-e {} does not fit on GPU {}: {} processes need {} there, {} is free", describeBytes(bytes), d->gpu(),
+                              sharing, describeBytes(static_cast<std::size_t>(needed)), describeBytes(free));
+      }
+    }
+    agreeOrThrow(problem, fmt::format("-e {} does not fit in GPU memory on another rank", describeBytes(bytes)));
+  }
+
+ protected:
+  std::vector<std::unique_ptr<CudaDevice>> devices_;
+  std::vector<unsigned long long*> counters_;
+  std::vector<std::vector<cudaEvent_t>> events_;
+};
+
+// cclab's algorithms on device memory: CUDA IPC between processes, reduction kernels.
+class CudaAlgorithmBackend final : public GpuBackend {
+ public:
+  CudaAlgorithmBackend(const Options& o, int gpu, int sharing)
+      : GpuBackend("cclab", {gpu}),
+        transport_(MPI_COMM_WORLD, *devices_.front()),
+        communicator_(transport_, *devices_.front(), o.algo, o.chunkBytes),
+        sharing_(sharing) {
+    setDescription(fmt::format("cclab {} on CUDA, IPC between processes, {} chunks", o.algo, describeBytes(o.chunkBytes)));
+  }
+  Communicator& communicator() override { return communicator_; }
+  void checkMemory(std::size_t bytes) override { checkGpuMemory(bytes, 1, sharing_); }  // + scratch
+
+ private:
+  CudaIpcTransport transport_;
+  AlgorithmCommunicator communicator_;
+  int sharing_;
+};
+
+#ifdef CCLAB_HAVE_NCCL
+// NCCL's own collectives.
+class NcclBackend final : public GpuBackend {
+ public:
+  explicit NcclBackend(const std::vector<int>& gpus) : GpuBackend("nccl", gpus), communicator_(MPI_COMM_WORLD, deviceList()) {
+    setDescription(fmt::format("NCCL {}", NcclCommunicator::libraryVersion()));
+  }
+  ~NcclBackend() override { destroyGraphs(); }
+  Communicator& communicator() override { return communicator_; }
+  bool checksInPlace(Collective c) const override { return c != Collective::AllToAll && c != Collective::SendRecv; }
+  void synchronize() override { communicator_.synchronize([] { std::this_thread::yield(); }); }
+  void abort() override { communicator_.abort(); }
+  void checkMemory(std::size_t bytes) override { checkGpuMemory(bytes, 0, 1); }
+
+  void beginCapture() override {
+    destroyGraphs();
+    for (auto& d : devices_) {
+      CCLAB_CUDA(cudaSetDevice(d->gpu()));
+      CCLAB_CUDA(cudaStreamBeginCapture(d->stream(), cudaStreamCaptureModeThreadLocal));
+    }
+  }
+  void endCapture() override {
+    for (auto& d : devices_) {
+      CCLAB_CUDA(cudaSetDevice(d->gpu()));
+      cudaGraph_t graph = nullptr;
+      CCLAB_CUDA(cudaStreamEndCapture(d->stream(), &graph));
+      cudaGraphExec_t exec = nullptr;
+      CCLAB_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      CCLAB_CUDA(cudaGraphDestroy(graph));
+      graphs_.push_back(exec);
+    }
+  }
+  void replay() override {
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      CCLAB_CUDA(cudaSetDevice(devices_[i]->gpu()));
+      CCLAB_CUDA(cudaGraphLaunch(graphs_[i], devices_[i]->stream()));
+    }
+  }
+  void describe(results::RunInfo& run) const override {
+    GpuBackend::describe(run);
+    run.ncclVersion = NcclCommunicator::libraryVersion();
+  }
+
+ private:
+  std::vector<CudaDevice*> deviceList() {
+    std::vector<CudaDevice*> list;
+    for (auto& d : devices_) list.push_back(d.get());
+    return list;
+  }
+  void destroyGraphs() {
+    for (cudaGraphExec_t g : graphs_) cudaGraphExecDestroy(g);
+    graphs_.clear();
+  }
+
+  NcclCommunicator communicator_;
+  std::vector<cudaGraphExec_t> graphs_;
+};
+#endif
+
+int gpusOrThrow() {
+  const int n = cudaDeviceCountOrZero();
+  agreeOrThrow(n == 0 ? "no GPU found (cudaGetDeviceCount found none: is the NVIDIA driver loaded?)" : "",
+               "another rank found no GPU");
+  return n;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> makeNcclBackend(const Options& options) {
+#ifdef CCLAB_HAVE_NCCL
+  const int available = gpusOrThrow();
+  const HostPosition where = hostPosition();
+  // nccl-tests's rule: process k on a host drives GPUs k*g ... k*g+g-1 (NCCL needs one per rank).
+  std::vector<int> gpus;
+  for (int k = 0; k < options.gpusPerProcess; ++k) gpus.push_back(where.index * options.gpusPerProcess + k);
+  const bool fits = gpus.back() < available;
+  agreeOrThrow(fits ? "" : fmt::format("{} processes x -g {} on this host need {} GPUs, but it has {} (NCCL needs one GPU per rank)",
+                                       where.processes, options.gpusPerProcess, where.processes * options.gpusPerProcess, available),
+               "another host has fewer GPUs than its ranks need (NCCL needs one GPU per rank)");
+  return std::make_unique<NcclBackend>(gpus);
+#else
+  (void)options;
+  throw InputError("--backend nccl: this ccbench was built without NCCL");
+#endif
+}
+
+std::unique_ptr<Backend> makeCudaAlgorithmBackend(const Options& options) {
+  const int available = gpusOrThrow();
+  const HostPosition where = hostPosition();
+  // Processes share the host's GPUs round robin: several on one GPU is how a single-GPU machine
+  // runs a multi-rank ring (HBM is then the link).
+  const int gpu = where.index % available;
+  const int sharing = (where.processes + available - 1 - gpu) / available;
+  return std::make_unique<CudaAlgorithmBackend>(options, gpu, sharing);
+}
+
+}  // namespace cclab::bench

@@ -1,0 +1,106 @@
+#include "bench/gpu/gpu_info.h"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include "collectives/cuda/cuda_error.h"
+
+namespace cclab::bench {
+namespace {
+
+// NVML, opened at run time: the driver ships it, the toolkit does not, and ccbench must start on
+// machines without a driver. Only these entry points are used (their C signatures are stable).
+class Nvml {
+ public:
+  Nvml() {
+    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib_ == nullptr) return;
+    init_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
+    shutdown_ = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlShutdown"));
+    driverVersion_ = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib_, "nvmlSystemGetDriverVersion"));
+    byBusId_ = reinterpret_cast<int (*)(const char*, void**)>(dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
+    linkState_ = reinterpret_cast<int (*)(void*, unsigned, int*)>(dlsym(lib_, "nvmlDeviceGetNvLinkState"));
+    ready_ = init_ && shutdown_ && driverVersion_ && byBusId_ && linkState_ && init_() == 0;
+  }
+  ~Nvml() {
+    if (ready_) shutdown_();
+    if (lib_ != nullptr) dlclose(lib_);
+  }
+  bool ready() const { return ready_; }
+  std::string driverVersion() const {
+    char text[96] = {};
+    return ready_ && driverVersion_(text, sizeof(text)) == 0 ? std::string(text) : std::string();
+  }
+  // Active NVLinks of the GPU at `busId` (cudaDeviceGetPCIBusId's form); -1 when unknown.
+  int activeNvLinks(const std::string& busId) const {
+    void* device = nullptr;
+    if (!ready_ || byBusId_(busId.c_str(), &device) != 0) return -1;
+    constexpr unsigned kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS on Hopper
+    int active = 0;
+    for (unsigned link = 0; link < kMaxLinks; ++link) {
+      int state = 0;
+      if (linkState_(device, link, &state) == 0 && state == 1) ++active;  // NVML_FEATURE_ENABLED
+    }
+    return active;
+  }
+
+ private:
+  void* lib_ = nullptr;
+  bool ready_ = false;
+  int (*init_)() = nullptr;
+  int (*shutdown_)() = nullptr;
+  int (*driverVersion_)(char*, unsigned) = nullptr;
+  int (*byBusId_)(const char*, void**) = nullptr;
+  int (*linkState_)(void*, unsigned, int*) = nullptr;
+};
+
+std::string cudaVersionText(int code) { return fmt::format("{}.{}", code / 1000, code % 1000 / 10); }
+
+}  // namespace
+
+std::string pciBusId(int gpu) {
+  cudaDeviceProp props{};
+  CCLAB_CUDA(cudaGetDeviceProperties(&props, gpu));
+  return fmt::format("{:04x}:{:02x}:{:02x}", props.pciDomainID, props.pciBusID, props.pciDeviceID);
+}
+
+std::string gpuName(int gpu) {
+  cudaDeviceProp props{};
+  CCLAB_CUDA(cudaGetDeviceProperties(&props, gpu));
+  return props.name;
+}
+
+results::Json describeGpuSystem() {
+  const Nvml nvml;
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  results::Json system = {{"driver", nvml.driverVersion()},
+                          {"cuda_runtime", cudaVersionText(runtime)},
+                          {"cuda_driver_api", cudaVersionText(driver)},
+                          {"gpus", results::Json::array()},
+                          {"links", results::Json::array()}};
+  const int n = cudaDeviceCountOrZero();
+  std::vector<int> nvlinks(static_cast<std::size_t>(n), -1);
+  for (int g = 0; g < n; ++g) {
+    char busId[32] = {};
+    cudaDeviceGetPCIBusId(busId, sizeof(busId), g);
+    nvlinks[static_cast<std::size_t>(g)] = nvml.activeNvLinks(busId);
+    system["gpus"].push_back({{"index", g}, {"name", gpuName(g)}, {"pci_bus_id", busId},
+                              {"active_nvlinks", nvlinks[static_cast<std::size_t>(g)] < 0 ? results::Json() : results::Json(nvlinks[static_cast<std::size_t>(g)])}});
+  }
+  // A pair that can access each other's memory does so over NVLink when both have active links
+  // (NVSwitch systems, direct links), else over PCIe; without peer access, through host memory.
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      int peer = 0;
+      cudaDeviceCanAccessPeer(&peer, a, b);
+      const bool nvlink = nvlinks[static_cast<std::size_t>(a)] > 0 && nvlinks[static_cast<std::size_t>(b)] > 0;
+      system["links"].push_back({{"gpus", {a, b}}, {"type", peer ? (nvlink ? "NVLink" : "PCIe") : "host"}});
+    }
+  }
+  return system;
+}
+
+}  // namespace cclab::bench

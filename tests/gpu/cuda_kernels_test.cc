@@ -1,0 +1,143 @@
+// The GPU pieces against their CPU twins, on a GPU (skipped without one): the reduction kernels
+// give the CPU kernels' bits for every datatype, op, count and alignment, and the device-side
+// checker generates the CPU's inputs and counts the same wrong elements.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "bench/gpu/cuda_verifier.h"
+#include "bench/verify_values.h"
+#include "collectives/cuda/cuda_device.h"
+#include "collectives/cuda/cuda_error.h"
+#include "collectives/reduce_kernels.h"
+#include "collectives/typed.h"
+
+namespace cclab {
+namespace {
+
+class Gpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cudaDeviceCountOrZero() == 0) GTEST_SKIP() << "no GPU";
+    device_ = std::make_unique<CudaDevice>(0);
+  }
+  std::vector<unsigned char> download(const void* p, std::size_t bytes) {
+    std::vector<unsigned char> host(bytes);
+    device_->copy(host.data(), p, bytes);
+    device_->synchronize();
+    return host;
+  }
+  void* upload(const std::vector<unsigned char>& host) {
+    void* p = device_->allocate(host.size());
+    device_->copy(p, host.data(), host.size());
+    device_->synchronize();
+    return p;
+  }
+  std::unique_ptr<CudaDevice> device_;
+};
+
+// Bytes with every pattern the types can hold (NaNs included: their bits must match too).
+std::vector<unsigned char> pseudoRandomBytes(std::size_t n, unsigned seed) {
+  std::vector<unsigned char> bytes(n);
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+  for (auto& b : bytes) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    b = static_cast<unsigned char>(x >> 24);
+  }
+  return bytes;
+}
+
+TEST_F(Gpu, ReduceKernelsMatchTheCpuBitForBit) {
+  for (DataType t : allDataTypes()) {
+    for (ReduceOp op : allReduceOps()) {
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{4099}, std::size_t{1} << 16}) {
+        for (std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {  // elements: vector and scalar paths
+          SCOPED_TRACE(::testing::Message() << name(t) << " " << name(op) << " count " << count << " offset " << offset);
+          const std::size_t e = sizeOf(t), bytes = (count + offset) * e;
+          const auto a = pseudoRandomBytes(bytes, 1), b = pseudoRandomBytes(bytes, 2);
+          std::vector<unsigned char> want(bytes, 0);
+          reduceHost(want.data() + offset * e, a.data() + offset * e, b.data() + offset * e, count, t, op);
+          char* da = static_cast<char*>(upload(a));
+          char* db = static_cast<char*>(upload(b));
+          char* dd = static_cast<char*>(upload(std::vector<unsigned char>(bytes, 0)));
+          device_->reduce(dd + offset * e, da + offset * e, db + offset * e, count, t, op);
+          EXPECT_EQ(download(dd, bytes), want);
+          // In place (dst = a), as the ring algorithms accumulate.
+          device_->reduce(da + offset * e, da + offset * e, db + offset * e, count, t, op);
+          std::vector<unsigned char> inPlace = a;
+          reduceHost(inPlace.data() + offset * e, inPlace.data() + offset * e, b.data() + offset * e, count, t, op);
+          EXPECT_EQ(download(da, bytes), inPlace);
+          device_->release(da);
+          device_->release(db);
+          device_->release(dd);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Gpu, DivideMatchesTheCpu) {
+  for (DataType t : allDataTypes()) {
+    const std::size_t count = 3001, bytes = count * sizeOf(t);
+    auto data = pseudoRandomBytes(bytes, 3);
+    char* d = static_cast<char*>(upload(data));
+    device_->divide(d, count, t, 7);
+    divideHost(data.data(), count, t, 7);
+    EXPECT_EQ(download(d, bytes), data) << name(t);
+    device_->release(d);
+  }
+}
+
+TEST_F(Gpu, DeviceCheckerAgreesWithTheCpuAndCatchesOneWrongElement) {
+  unsigned long long* counter = static_cast<unsigned long long*>(device_->allocate(sizeof(unsigned long long)));
+  for (Collective c : allCollectives()) {
+    for (DataType t : allDataTypes()) {
+      const std::optional<ReduceOp> op = reduces(c) ? std::optional<ReduceOp>(ReduceOp::Sum) : std::nullopt;
+      const int nranks = 5, rank = 2, root = 2;
+      const std::size_t count = 777;
+      const bench::CheckSpec spec{c, t, op, count, nranks, rank, root};
+      const BufferLayout layout = bufferLayout(c, count, nranks, rank);
+      bench::Verifier host(spec);
+      bench::CudaVerifier gpu(spec, *device_, counter);
+      // Inputs: the same bits as the CPU makes.
+      std::vector<unsigned char> hostInput(std::max<std::size_t>(layout.sendCount * sizeOf(t), 1));
+      host.fillInput(hostInput.data(), 3);
+      void* input = device_->allocate(hostInput.size());
+      gpu.fillInput(input, 3);
+      EXPECT_EQ(download(input, layout.sendCount * sizeOf(t)),
+                std::vector<unsigned char>(hostInput.begin(), hostInput.begin() + static_cast<long>(layout.sendCount * sizeOf(t))))
+          << name(c) << " " << name(t);
+      // Outputs: the exact result passes; one flipped element is one wrong element; a poisoned
+      // (unwritten) buffer is all wrong.
+      std::vector<unsigned char> expected(std::max<std::size_t>(layout.recvCount * sizeOf(t), 1));
+      withType(t, [&]<typename T>() {
+        T* out = reinterpret_cast<T*>(expected.data());
+        const int opCode = op ? static_cast<int>(*op) : bench::values::kNoOp;
+        for (std::size_t j = 0; j < layout.recvCount; ++j) out[j] = bench::values::expectedElement<T>(c, opCode, count, nranks, rank, root, j, 3);
+      });
+      void* output = upload(expected);
+      EXPECT_EQ(gpu.countWrong(output, 3), 0) << name(c) << " " << name(t);
+      EXPECT_EQ(host.countWrong(expected.data(), 3), 0);
+      if (layout.recvCount > 0) {
+        expected[sizeOf(t) - 1] ^= 0x40;
+        device_->copy(output, expected.data(), expected.size());
+        EXPECT_EQ(gpu.countWrong(output, 3), 1) << name(c) << " " << name(t);
+        EXPECT_EQ(host.countWrong(expected.data(), 3), 1);
+        // A poisoned (unwritten) buffer: as many wrong elements as the CPU finds in the same bytes.
+        gpu.poison(output, layout.recvCount);
+        host.poison(expected.data(), layout.recvCount);
+        const std::int64_t unwritten = host.countWrong(expected.data(), 3);
+        EXPECT_GT(unwritten, static_cast<std::int64_t>(layout.recvCount) / 2);
+        EXPECT_EQ(gpu.countWrong(output, 3), unwritten) << name(c) << " " << name(t);
+      }
+      device_->release(input);
+      device_->release(output);
+    }
+  }
+  device_->release(counter);
+}
+
+}  // namespace
+}  // namespace cclab
