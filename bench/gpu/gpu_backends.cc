@@ -81,7 +81,9 @@ class GpuBackend : public Backend {
     for (std::size_t i = 0; i < devices_.size(); ++i) {
       cudaSetDevice(devices_[i]->gpu());
       cudaFree(counters_[i]);
-      for (cudaEvent_t e : events_[i]) cudaEventDestroy(e);
+      if (i < events_.size()) {
+        for (cudaEvent_t e : events_[i]) cudaEventDestroy(e);
+      }
     }
   }
 

@@ -23,9 +23,7 @@ void* CudaDevice::allocate(std::size_t bytes) {
   CCLAB_CUDA(cudaSetDevice(gpu_));
   void* ptr = nullptr;
   CCLAB_CUDA(cudaMalloc(&ptr, bytes == 0 ? 1 : bytes));
-  Allocation allocation{bytes == 0 ? 1 : bytes, nextSerial_++, {}};
-  CCLAB_CUDA(cudaIpcGetMemHandle(&allocation.handle, ptr));
-  allocations_.emplace(static_cast<const char*>(ptr), allocation);
+  allocations_.emplace(static_cast<const char*>(ptr), Allocation{bytes == 0 ? 1 : bytes, nextSerial_++});
   return ptr;
 }
 
@@ -55,13 +53,20 @@ void CudaDevice::divide(void* buf, std::size_t count, DataType dtype, int diviso
 
 void CudaDevice::synchronize() { CCLAB_CUDA(cudaStreamSynchronize(stream_)); }
 
-CudaDevice::Exported CudaDevice::exportPointer(const void* ptr) const {
+CudaDevice::Exported CudaDevice::exportPointer(const void* ptr) {
   const char* p = static_cast<const char*>(ptr);
   auto it = allocations_.upper_bound(p);  // the first allocation above p; the one before holds it
   if (it != allocations_.begin()) {
     --it;
     const std::size_t offset = static_cast<std::size_t>(p - it->first);
-    if (offset < it->second.bytes) return Exported{it->second.handle, it->second.serial, offset};
+    Allocation& a = it->second;
+    if (offset < a.bytes) {
+      if (!a.exported) {
+        CCLAB_CUDA(cudaIpcGetMemHandle(&a.handle, const_cast<char*>(it->first)));
+        a.exported = true;
+      }
+      return Exported{a.handle, a.serial, offset};
+    }
   }
   throw CudaError("CudaDevice::exportPointer: the pointer is not in an allocation of this device");
 }

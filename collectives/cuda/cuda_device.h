@@ -43,13 +43,14 @@ class CudaDevice final : public Device {
     std::uint64_t serial;
     std::size_t offset;
   };
-  Exported exportPointer(const void* ptr) const;
+  Exported exportPointer(const void* ptr);
 
  private:
   struct Allocation {
     std::size_t bytes;
     std::uint64_t serial;
-    cudaIpcMemHandle_t handle;
+    bool exported = false;  // the IPC handle is made on first export (NCCL's buffers never need one)
+    cudaIpcMemHandle_t handle{};
   };
   int gpu_;
   cudaStream_t stream_ = nullptr;
