@@ -30,6 +30,8 @@ class Backend {
   // Where local rank `local` keeps its buffers, and how they are checked there.
   virtual Device& device(int local) = 0;
   virtual std::unique_ptr<Checker> checker(const CheckSpec& spec, int local) = 0;
+  // Whether this backend can run `dtype` here (NCCL's fp8 needs NCCL 2.24 and compute capability 9.0).
+  virtual bool supports(DataType) const { return true; }
   // Whether an in-place run of `collective` leaves a checkable result (NCCL's in-place alltoall
   // and sendrecv read and write one buffer at once: nccl-tests reports N/A for them).
   virtual bool checksInPlace(Collective) const { return true; }

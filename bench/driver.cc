@@ -106,6 +106,7 @@ class Driver {
   }
 
   const Options& options_;
+  std::vector<DataType> dtypes_;  // -d, less what a backend cannot run when -d all asked for them
   int process_;      // this process's MPI rank
   int processes_;
   int size_ = 1;     // ranks in the collectives (processes x local ranks)
@@ -136,6 +137,11 @@ Driver::Driver(const Options& options)
     for (auto& backend : backends_) backend->abort();
   });
   size_ = backends_.front()->communicator().size();
+  for (DataType t : options.dtypes) {
+    const bool everywhere = std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(t); });
+    if (everywhere) dtypes_.push_back(t);
+    else if (!options.allDtypes) throw InputError(fmt::format("-d {}: not supported here (NCCL's fp8 needs NCCL 2.24 and GPUs of compute capability 9.0 or later)", name(t)));
+  }
   checkForRanks(options, size_);
   for (auto& backend : backends_) backend->checkMemory(std::max<std::size_t>(options.sweep.maxBytes, 1));
   gatherPlacement();
@@ -146,7 +152,7 @@ void Driver::checkHostMemory() const {
   // MPI counts are ints.
   if (std::find(options_.backends.begin(), options_.backends.end(), "mpi") != options_.backends.end()) {
     std::size_t smallest = 8;
-    for (DataType t : options_.dtypes) smallest = std::min(smallest, sizeOf(t));
+    for (DataType t : options_.dtypes) smallest = std::min(smallest, sizeOf(t));  // before dtypes_ is known: all asked for
     if (options_.sweep.maxBytes / smallest > MpiCommunicator::maxCount()) {
       throw InputError(fmt::format("-e {}: {} elements exceed the MPI library's count limit ({}); use --backend cclab or a smaller -e",
                                    describeBytes(options_.sweep.maxBytes), options_.sweep.maxBytes / smallest, MpiCommunicator::maxCount()));
@@ -431,7 +437,7 @@ void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& 
   std::int64_t wrong = 0;
   double busbwSum = 0;
   int busbwCount = 0;
-  for (DataType dtype : options_.dtypes) {
+  for (DataType dtype : dtypes_) {
     for (std::optional<ReduceOp> op : opsFor(options_, collective)) {
       for (int root : roots) {
         for (int repeat = 0; repeat < options_.repeats; ++repeat) {
@@ -523,7 +529,7 @@ int Driver::run() {
   for (std::size_t c = 0; c < options_.collectives.size(); ++c) {
     const Collective collective = options_.collectives[c];
     const std::size_t roots = hasRoot(collective) && options_.root < 0 ? static_cast<std::size_t>(size_) : 1;
-    totalRows_ += backends_.size() * options_.dtypes.size() * opsFor(options_, collective).size() * roots *
+    totalRows_ += backends_.size() * dtypes_.size() * opsFor(options_, collective).size() * roots *
                   static_cast<std::size_t>(options_.repeats) * sizes_.size();
   }
   out(fmt::format("# ccbench version {} (cclab commit {}); {}\n", version(), gitCommit(), mpiVersion_));

@@ -66,7 +66,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("-m,--agg_iters", o.aggIters, "collectives per timed iteration")->capture_default_str();
   app.add_option("-c,--check", o.checkIters, "result-checking iterations per size (0: no check)")->capture_default_str();
   app.add_option("-d,--datatype", dtype,
-                 "int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double, a comma list, or all")
+                 "int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double f8e4m3 f8e5m2, a comma list, or all")
       ->capture_default_str();
   app.add_option("-o,--op", op, "sum prod min max avg, a comma list, or all")->capture_default_str();
   app.add_option("-r,--root", o.root, "root rank of broadcast/reduce/gather/scatter (-1: every root)")->capture_default_str();
@@ -103,6 +103,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
 
   o.collectives = parseList<Collective>(collective, parseCollective, allCollectives);
   o.dtypes = parseList<DataType>(dtype, parseDataType, allDataTypes);
+  o.allDtypes = dtype == "all";
   o.ops = parseList<ReduceOp>(op, parseReduceOp, allReduceOps);
   o.backends = splitList(backends);
   auto uses = [&](const char* backend) { return std::find(o.backends.begin(), o.backends.end(), backend) != o.backends.end(); };

@@ -29,6 +29,7 @@ struct Options {
   int warmupIters = 1;
   int checkIters = 1;  // 0: do not check results
   std::vector<DataType> dtypes{DataType::Float};
+  bool allDtypes = false;  // -d all: datatypes a backend cannot run are left out, not refused
   std::vector<ReduceOp> ops{ReduceOp::Sum};
   int root = 0;  // -1: every root in turn
   Average average = Average::Mean;

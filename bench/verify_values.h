@@ -24,13 +24,15 @@ namespace cclab::bench::values {
 constexpr int kNoOp = -1;
 
 // The largest integer the type holds exactly, and every smaller one too: float types are limited
-// by their significand (half 11 bits, bfloat16 8, float 24, double 53), integer types by their
+// by their significand (half 11 bits, bfloat16 8, float 24, double 53, fp8 e4m3 4, e5m2 3), integer types by their
 // range. Results stay within it, so no check depends on overflow, which MPI leaves undefined (and
 // Open MPI 4.1's AVX reductions saturate instead of wrapping: open-mpi/ompi#8045).
 template <typename T>
 CCLAB_HD constexpr std::int64_t exactLimit() {
   if constexpr (std::is_same_v<T, Half>) return std::int64_t{1} << 11;
   else if constexpr (std::is_same_v<T, BFloat16>) return std::int64_t{1} << 8;
+  else if constexpr (std::is_same_v<T, Float8E4M3>) return std::int64_t{1} << 4;
+  else if constexpr (std::is_same_v<T, Float8E5M2>) return std::int64_t{1} << 3;
   else if constexpr (std::is_same_v<T, float>) return std::int64_t{1} << 24;
   else if constexpr (std::is_same_v<T, double>) return std::int64_t{1} << 53;
   else if constexpr (sizeof(T) == 8) return std::numeric_limits<std::int64_t>::max();

@@ -1,14 +1,14 @@
 #pragma once
 
 // The arithmetic of one reduction step on one element, shared by the CPU kernels
-// (reduce_kernels.cc) and the CUDA kernels (cuda/cuda_device.cu), so both give bit-identical
-// results: integers in their unsigned twin (wrap-around is defined and order-independent), 16-bit
-// floats in float with one rounding, the rest natively.
+// (reduce_kernels.cc) and the CUDA kernels (cuda/cuda_kernels.cu), so both give bit-identical
+// results: integers in their unsigned twin (wrap-around is defined and order-independent), 16- and
+// 8-bit floats in float with one rounding, the rest natively.
 
 #include <type_traits>
 
-#include "collectives/half.h"
 #include "collectives/hd.h"
+#include "collectives/typed.h"
 #include "collectives/vocabulary.h"
 
 namespace cclab {
@@ -30,11 +30,11 @@ struct Arith {
   CCLAB_HD static T store(Compute v) { return static_cast<T>(v); }
   CCLAB_HD static bool less(T a, T b) { return a < b; }
 };
-template <Float16 T>
+template <NarrowFloat T>
 struct Arith<T> {
   using Compute = float;
   CCLAB_HD static float load(T v) { return toFloat(v); }
-  CCLAB_HD static T store(float v) { return fromFloat<T>(v); }
+  CCLAB_HD static T store(float v) { return narrowFromFloat<T>(v); }
   CCLAB_HD static bool less(T a, T b) { return toFloat(a) < toFloat(b); }
 };
 

@@ -4,10 +4,21 @@
 
 #include <cstdint>
 
+#include "collectives/float8.h"
 #include "collectives/half.h"
 #include "collectives/vocabulary.h"
 
 namespace cclab {
+
+// The floats narrower than float: stored as bits, computed in float (one rounding per operation).
+template <typename T>
+concept NarrowFloat = Float16<T> || Float8<T>;
+
+template <NarrowFloat T>
+CCLAB_HD T narrowFromFloat(float value) {
+  if constexpr (Float16<T>) return fromFloat<T>(value);
+  else return toFloat8<T>(value);
+}
 
 // Calls f.template operator()<T>() with the C++ type of a DataType.
 template <typename F>
@@ -23,6 +34,8 @@ void withType(DataType dtype, F&& f) {
     case DataType::BFloat16: return f.template operator()<BFloat16>();
     case DataType::Float: return f.template operator()<float>();
     case DataType::Double: return f.template operator()<double>();
+    case DataType::Float8E4M3: return f.template operator()<Float8E4M3>();
+    case DataType::Float8E5M2: return f.template operator()<Float8E5M2>();
   }
 }
 
@@ -30,13 +43,13 @@ void withType(DataType dtype, F&& f) {
 // and a double rounded to the type (integers convert with static_cast: the value must fit).
 template <typename T>
 CCLAB_HD double toDouble(T value) {
-  if constexpr (Float16<T>) return toFloat(value);
+  if constexpr (NarrowFloat<T>) return toFloat(value);
   else return static_cast<double>(value);
 }
 
 template <typename T>
 CCLAB_HD T fromDouble(double value) {
-  if constexpr (Float16<T>) return fromFloat<T>(static_cast<float>(value));
+  if constexpr (NarrowFloat<T>) return narrowFromFloat<T>(static_cast<float>(value));
   else return static_cast<T>(value);
 }
 

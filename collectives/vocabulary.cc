@@ -46,6 +46,7 @@ constexpr std::array kDataTypes = {
     DataTypeRow{DataType::Int64, "int64", 8, false},     DataTypeRow{DataType::Uint64, "uint64", 8, false},
     DataTypeRow{DataType::Half, "half", 2, true},        DataTypeRow{DataType::BFloat16, "bfloat16", 2, true},
     DataTypeRow{DataType::Float, "float", 4, true},      DataTypeRow{DataType::Double, "double", 8, true},
+    DataTypeRow{DataType::Float8E4M3, "f8e4m3", 1, true}, DataTypeRow{DataType::Float8E5M2, "f8e5m2", 1, true},
 };
 
 struct ReduceOpRow {

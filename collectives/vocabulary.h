@@ -16,7 +16,7 @@ enum class Collective {
   AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, Gather, Scatter, SendRecv,
 };
 
-enum class DataType { Int8, Uint8, Int32, Uint32, Int64, Uint64, Half, BFloat16, Float, Double };
+enum class DataType { Int8, Uint8, Int32, Uint32, Int64, Uint64, Half, BFloat16, Float, Double, Float8E4M3, Float8E5M2 };
 
 enum class ReduceOp { Sum, Prod, Min, Max, Avg };
 

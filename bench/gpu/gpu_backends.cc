@@ -196,6 +196,16 @@ class NcclBackend final : public GpuBackend {
   ~NcclBackend() override { destroyGraphs(); }
   Communicator& communicator() override { return communicator_; }
   bool checksInPlace(Collective c) const override { return c != Collective::AllToAll && c != Collective::SendRecv; }
+  bool supports(DataType t) const override {
+    if (t != DataType::Float8E4M3 && t != DataType::Float8E5M2) return true;
+    if (NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)) return false;
+    for (const auto& d : devices_) {
+      int major = 0;
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->gpu());
+      if (major < 9) return false;
+    }
+    return true;
+  }
   void synchronize() override { communicator_.synchronize([] { std::this_thread::yield(); }); }
   void abort() override { communicator_.abort(); }
   void checkMemory(std::size_t bytes) override { checkGpuMemory(bytes, 0, 1); }

@@ -8,8 +8,8 @@
 namespace cclab {
 namespace {
 
-// MPI has no half or bfloat16: they travel as 16-bit integers and reduce with a user-defined op
-// that runs cclab's own kernel.
+// MPI has no half, bfloat16 or fp8: they travel as 16- and 8-bit integers and reduce with a
+// user-defined op that runs cclab's own kernel.
 template <DataType T, ReduceOp Op>
 void userReduce(void* in, void* inout, int* len, MPI_Datatype*) {
   reduceHost(inout, inout, in, static_cast<std::size_t>(*len), T, Op);
@@ -22,6 +22,15 @@ MPI_User_function* userFunction(ReduceOp op) {
     case ReduceOp::Min: return userReduce<T, ReduceOp::Min>;
     case ReduceOp::Max: return userReduce<T, ReduceOp::Max>;
     default: return userReduce<T, ReduceOp::Sum>;
+  }
+}
+
+MPI_User_function* userFunction(DataType dtype, ReduceOp op) {
+  switch (dtype) {
+    case DataType::Half: return userFunction<DataType::Half>(op);
+    case DataType::BFloat16: return userFunction<DataType::BFloat16>(op);
+    case DataType::Float8E4M3: return userFunction<DataType::Float8E4M3>(op);
+    default: return userFunction<DataType::Float8E5M2>(op);
   }
 }
 
@@ -52,6 +61,8 @@ MPI_Datatype MpiCommunicator::datatype(DataType dtype) const {
     case DataType::Uint64: return MPI_UINT64_T;
     case DataType::Half:
     case DataType::BFloat16: return MPI_UINT16_T;
+    case DataType::Float8E4M3:
+    case DataType::Float8E5M2: return MPI_UINT8_T;
     case DataType::Float: return MPI_FLOAT;
     case DataType::Double: return MPI_DOUBLE;
   }
@@ -59,14 +70,10 @@ MPI_Datatype MpiCommunicator::datatype(DataType dtype) const {
 }
 
 MPI_Op MpiCommunicator::reduceOp(DataType dtype, ReduceOp op) {
-  if (dtype == DataType::Half || dtype == DataType::BFloat16) {
+  if (isFloatingPoint(dtype) && sizeOf(dtype) < 4) {
     const ReduceOp kernel = (op == ReduceOp::Avg) ? ReduceOp::Sum : op;
     auto [it, inserted] = userOps_.try_emplace({dtype, kernel}, MPI_OP_NULL);
-    if (inserted) {
-      MPI_User_function* fn = dtype == DataType::Half ? userFunction<DataType::Half>(kernel)
-                                                      : userFunction<DataType::BFloat16>(kernel);
-      MPI_Op_create(fn, /*commute=*/1, &it->second);
-    }
+    if (inserted) MPI_Op_create(userFunction(dtype, kernel), /*commute=*/1, &it->second);
     return it->second;
   }
   switch (op) {

@@ -35,7 +35,7 @@ class MpiCommunicator final : public Communicator {
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
-  std::map<std::pair<DataType, ReduceOp>, MPI_Op> userOps_;  // half/bfloat16 reductions
+  std::map<std::pair<DataType, ReduceOp>, MPI_Op> userOps_;  // half/bfloat16/fp8 reductions
 };
 
 }  // namespace cclab

@@ -26,6 +26,13 @@ ncclDataType_t ncclType(DataType t) {
     case DataType::BFloat16: return ncclBfloat16;
     case DataType::Float: return ncclFloat32;
     case DataType::Double: return ncclFloat64;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DataType::Float8E4M3: return ncclFloat8e4m3;
+    case DataType::Float8E5M2: return ncclFloat8e5m2;
+#else
+    case DataType::Float8E4M3:
+    case DataType::Float8E5M2: throw NcclError("fp8 needs NCCL 2.24 or later");
+#endif
   }
   return ncclFloat32;
 }

@@ -73,7 +73,7 @@ TEST(Options, NcclTestsFlagsAndLongNames) {
 TEST(Options, AllAndListsExpand) {
   const Options o = parse({"all", "-d", "all", "-o", "all"});
   EXPECT_EQ(o.collectives.size(), 9u);
-  EXPECT_EQ(o.dtypes.size(), 10u);
+  EXPECT_EQ(o.dtypes.size(), 12u);
   EXPECT_EQ(o.ops.size(), 5u);
   const Options list = parse({"all_reduce", "-d", "float,double", "-o", "min,max"});
   EXPECT_EQ(list.dtypes, (std::vector<DataType>{DataType::Float, DataType::Double}));

@@ -12,7 +12,7 @@ TEST(Vocabulary, NamesRoundTrip) {
   for (DataType t : allDataTypes()) EXPECT_EQ(parseDataType(name(t)), t);
   for (ReduceOp op : allReduceOps()) EXPECT_EQ(parseReduceOp(name(op)), op);
   EXPECT_EQ(allCollectives().size(), 9u);
-  EXPECT_EQ(allDataTypes().size(), 10u);
+  EXPECT_EQ(allDataTypes().size(), 12u);
   EXPECT_EQ(allReduceOps().size(), 5u);
 }
 
