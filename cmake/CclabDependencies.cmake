@@ -87,12 +87,19 @@ else()
   cclab_report("NCCL" "skipped (needs the CUDA toolkit)")
 endif()
 
-# --- Qt 6: the ccplan GUI (a later issue) -------------------------------------------------------
-find_package(Qt6 QUIET COMPONENTS Widgets Charts)
-if(Qt6_FOUND)
-  cclab_report("Qt6" "found (${Qt6_VERSION}), no GUI is built yet")
+# --- Qt 6: the ccplan GUI -----------------------------------------------------------------------
+option(CCLAB_BUILD_GUI "Build the ccplan GUI when Qt 6 Widgets and Charts are found" ON)
+set(CCLAB_HAVE_QT OFF)
+if(CCLAB_BUILD_GUI)
+  find_package(Qt6 QUIET COMPONENTS Widgets Charts Test)
+endif()
+if(NOT CCLAB_BUILD_GUI)
+  cclab_report("Qt6 (ccplan)" "off (-DCCLAB_BUILD_GUI=OFF)")
+elseif(Qt6_FOUND)
+  set(CCLAB_HAVE_QT ON)
+  cclab_report("Qt6 (ccplan)" "found (${Qt6_VERSION})")
 else()
-  cclab_report("Qt6" "skipped (qt6-base-dev / qt6-charts-dev not installed)")
+  cclab_report("Qt6 (ccplan)" "skipped (qt6-base-dev / qt6-charts-dev not installed)")
 endif()
 
 # --- Test and benchmark libraries --------------------------------------------------------------

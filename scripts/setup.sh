@@ -10,6 +10,7 @@ CCLAB_PACKAGES=(
   libopenmpi-dev openmpi-bin
   libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
 )
 
 cclab_install_packages() {

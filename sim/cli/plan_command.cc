@@ -35,13 +35,14 @@ std::string table(const PlanResult& r) {
 }
 
 int run(const PlanOptions& o) {
-  if (o.training.params) throw InputError("ccsim plan needs the model's shape: give --model, not --params");
-  if (!o.training.globalBatch) throw InputError("ccsim plan needs --global-batch");
+  const TrainingSettings settings = o.training.settings();
+  if (settings.params) throw InputError("ccsim plan needs the model's shape: give --model, not --params");
+  if (!settings.globalBatch) throw InputError("ccsim plan needs --global-batch");
   if (o.search.top < 1) throw InputError(fmt::format("--top must be at least 1 (got {})", o.search.top));
   if (o.search.maxMicroBatch < 1) throw InputError(fmt::format("--max-micro-batch must be at least 1 (got {})", o.search.maxMicroBatch));
-  const Cluster cluster = o.training.loadClusterShape();
-  TrainConfig base = o.training.config(cluster);
-  const ModelCard model = o.training.loadModelCard();
+  const Cluster cluster = settings.loadClusterShape();
+  TrainConfig base = settings.config(cluster);
+  const ModelCard model = settings.loadModelCard();
   if (model.architecture != Architecture::Given && base.seq == 0) base.seq = model.maxPositions;
   const Cluster job = jobCluster(cluster, base.gpus);
   TrainingPricer pricer(job);
@@ -50,7 +51,7 @@ int run(const PlanOptions& o) {
   const PlanResult result = plan(model, base, pricer, o.search);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  if (o.training.json) {
+  if (o.training.json()) {
     results::Json plans = results::Json::array();
     for (const TrainingEstimate& e : result.best) plans.push_back(toJson(e, model.name, job));
     const results::Json j = {{"model", model.name},           {"cluster", job.name},          {"gpus", base.gpus},

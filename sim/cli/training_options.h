@@ -1,35 +1,31 @@
 #pragma once
 
-// The flags `ccsim train` and `ccsim plan` share: the model, the cluster, the GPUs and the training
-// settings, collected as strings/values and turned into a ModelCard, Cluster and TrainConfig.
+// The flags `ccsim train` and `ccsim plan` share: every training setting (sim/training/settings.h
+// holds the one table of them) as a flag, plus --plan to read them from a plan file, where flags
+// given on the command line win.
 
-#include <memory>
-#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "sim/cluster.h"
-#include "sim/training/model_card.h"
-#include "sim/training/train_config.h"
+#include "sim/training/settings.h"
 
 namespace cclab::sim::cli {
 
-struct TrainingOptions {
-  std::string model, cluster, deepspeed;
-  std::optional<double> params;
-  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq;
-  std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none", offloadDevice = "cpu";
-  std::string overlap = "on", framework = "2G";
-  std::optional<double> tokens;
-  bool json = false;
-
+class TrainingOptions {
+ public:
   // Adds the flags to a subcommand; `layout` adds the parallel layout flags (train, not plan).
   void add(CLI::App& cmd, bool layout);
-  // The pieces, validated; the config is not resolved yet.
-  ModelCard loadModelCard() const;
-  Cluster loadClusterShape() const;
-  TrainConfig config(const Cluster& cluster) const;
+  // The settings: the plan file's (if any), overridden by the flags given.
+  TrainingSettings settings() const;
+  bool json() const { return json_; }
+
+ private:
+  CLI::App* cmd_ = nullptr;
+  bool layout_ = true;
+  TrainingSettings flags_;
+  std::string planFile_;
+  bool json_ = false;
 };
 
 }  // namespace cclab::sim::cli

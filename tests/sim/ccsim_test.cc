@@ -131,6 +131,29 @@ TEST_F(Ccsim, TrainReadsHuggingFaceAndDeepSpeedConfigs) {
   EXPECT_NE(big.out.find("DOES NOT FIT"), std::string::npos) << big.out;
 }
 
+// A plan file (what ccplan saves) holds ccsim train's flags by name; flags given on the command
+// line win over it, and `ccsim plan` takes its model, cluster and batch but searches the layout.
+TEST_F(Ccsim, PlanFilesHoldTheFlagsAndFlagsWin) {
+  const std::string plan = file("plan.json", R"({"model": "llama2-7b", "cluster": "dgx-a100", "gpus": 16, "tp": 2, "zero": 1,
+      "global-batch": 64, "seq": 2048, "recompute": "selective"})");
+  const Outcome fromFile = ccsim("train --plan " + plan + " --json");
+  const Outcome fromFlags =
+      ccsim("train --model llama2-7b --cluster dgx-a100 --gpus 16 --tp 2 --zero 1 --global-batch 64 --seq 2048 --recompute selective --json");
+  ASSERT_EQ(fromFile.exitCode, 0) << fromFile.err;
+  ASSERT_EQ(fromFlags.exitCode, 0) << fromFlags.err;
+  EXPECT_EQ(fromFile.out, fromFlags.out);
+  const Outcome overridden = ccsim("train --plan " + plan + " --zero 3 --tp 1 --json");
+  ASSERT_EQ(overridden.exitCode, 0) << overridden.err;
+  const results::Json j = results::Json::parse(overridden.out);
+  EXPECT_EQ(j.at("layout").at("sharding"), "zero3");
+  EXPECT_EQ(j.at("layout").at("tp"), 1);
+  EXPECT_EQ(j.at("layout").at("recompute"), "selective");  // from the file
+  EXPECT_EQ(j.at("gpus"), 16);
+  const Outcome planned = ccsim("plan --plan " + plan + " --top 2 --json");
+  ASSERT_EQ(planned.exitCode, 0) << planned.err;
+  EXPECT_EQ(results::Json::parse(planned.out).at("gpus"), 16);
+}
+
 TEST_F(Ccsim, PlanPrintsTheFastestLayoutsThatFit) {
   const Outcome run = ccsim("plan --model gpt3-175b --cluster dgx-a100 --nodes 128 --global-batch 1536 --seq 2048 --top 5 --json");
   ASSERT_EQ(run.exitCode, 0) << run.err;
@@ -197,6 +220,12 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --model gpt2 --cluster dgx-a100 --nodes 4 --deepspeed " + training + "/ds_config_zero2_offload.json",
        "global batch 256 != micro-batch 4 x gradient_accumulation_steps 8 x data-parallel 32"},
       {"plan --model gpt2 --cluster dgx-a100", "needs --global-batch"},
+      {"train --plan " + file("p1.json", R"({"model": "gpt2", "tensor": 2})"), "unknown setting 'tensor' (settings: model, params"},
+      {"train --plan " + file("p2.json", R"({"model": "gpt2", "tp": "two"})"), "'tp' must be an integer (got \"two\")"},
+      {"train --plan " + file("p3.json", R"(["gpt2"])"), "a plan file is a JSON object"},
+      {"train --plan " + malformed, "not valid JSON"},
+      {"train --plan " + (dir_ / "nowhere.json").string(), "cannot read the plan file"},
+      {"train --plan " + file("p4.json", R"({"model": "gpt2", "global-batch": 8})"), "give the cluster"},
       {"plan --cluster dgx-a100 --global-batch 8", "give the model"},
       {"train --params -5 --cluster dgx-a100", "--params must be at least 1"},
       {"plan --params 1e9 --cluster dgx-a100 --global-batch 8", "give --model, not --params"},

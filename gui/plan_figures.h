@@ -1,0 +1,49 @@
+#pragma once
+
+// What the plan, compare and sweep views draw for one training run, read from the very JSON
+// `ccsim train --json` prints (sim/training/report.h), so the GUI and ccsim cannot disagree.
+
+#include <string>
+#include <vector>
+
+#include <QColor>
+#include <QString>
+
+#include "sim/training/settings.h"
+
+namespace cclab::gui {
+
+struct Segment {
+  QString key;    // the JSON key it was read from ("optimizer_states")
+  QString label;  // what the legend says ("optimizer states")
+  QColor color;
+  double value = 0;
+};
+
+struct PlanFigures {
+  QString model, cluster, layout;
+  int gpus = 0;
+  std::vector<Segment> memoryGiB;    // per GPU: parameters, gradients, optimizer states, activations, other
+  double memoryTotalGiB = 0, capacityGiB = 0;
+  bool fits = false;
+  bool statesOnly = false;           // a --params run: no step time
+  std::vector<Segment> stepSeconds;  // compute, each exposed communication, bubble, offload, optimizer
+  double stepTotalSeconds = 0;
+  bool perSample = false;            // a model without a sequence: samples/s, no tokens/s
+  double tokensPerSecond = 0, samplesPerSecond = 0, mfu = 0, hfu = 0, bubbleFraction = 0;
+  double trainSeconds = 0, gpuHours = 0, costUsd = 0, trainBudget = 0;
+};
+
+// 1 GiB = 2^30 bytes, as ccsim's reports print it.
+inline constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+PlanFigures figuresFrom(const results::Json& estimate);
+// Runs the simulator (throws InputError as ccsim does) and reads its JSON.
+PlanFigures evaluate(const sim::TrainingSettings& settings);
+
+// "12.3 days", "4.1 hours", "35 s".
+QString formatDuration(double seconds);
+// "1.23 M", "456 k".
+QString formatCount(double value);
+
+}  // namespace cclab::gui

@@ -1,0 +1,96 @@
+#include "gui/planner_view.h"
+
+#include <chrono>
+
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "collectives/errors.h"
+#include "gui/plan_figures.h"
+#include "sim/training/planner.h"
+
+namespace cclab::gui {
+
+PlannerView::PlannerView(QWidget* parent) : QWidget(parent) {
+  top_ = new QSpinBox(this);
+  top_->setRange(1, 200);
+  top_->setValue(20);
+  top_->setToolTip(tr("How many plans to list (ccsim plan --top)"));
+  maxMicroBatch_ = new QSpinBox(this);
+  maxMicroBatch_->setRange(1, 1024);
+  maxMicroBatch_->setValue(64);
+  maxMicroBatch_->setToolTip(tr("Largest micro-batch to try (ccsim plan --max-micro-batch)"));
+  auto* runButton = new QPushButton(tr("&Run planner"), this);
+  runButton->setToolTip(tr("Search data/tensor/pipeline sizes, virtual stages, ZeRO stage, micro-batch and recompute for the "
+                           "current model, cluster, GPUs, global batch and sequence (Ctrl+R)"));
+  summary_ = new QLabel(tr("Run the planner to rank the layouts that fit."), this);
+  summary_->setWordWrap(true);
+  table_ = new QTableWidget(this);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setColumnCount(11);
+  table_->setHorizontalHeaderLabels({tr("dp"), tr("tp"), tr("pp"), tr("vpp"), tr("sharding"), tr("micro-batch"), tr("recompute"),
+                                     tr("step s"), tr("GiB/GPU"), tr("MFU %"), tr("tokens/s")});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->setToolTip(tr("Click a plan to load it into the plan view"));
+  auto* form = new QFormLayout;
+  form->addRow(tr("Plans to list"), top_);
+  form->addRow(tr("Largest micro-batch"), maxMicroBatch_);
+  auto* column = new QVBoxLayout(this);
+  column->addLayout(form);
+  column->addWidget(runButton);
+  column->addWidget(summary_);
+  column->addWidget(table_, 1);
+  connect(runButton, &QPushButton::clicked, this, [this] { run(base_); });
+  connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
+    if (row >= 0 && row < plans()) emit planChosen(plans_[row]);
+  });
+}
+
+QString PlannerView::run(const sim::TrainingSettings& base) {
+  base_ = base;
+  plans_.clear();
+  table_->setRowCount(0);
+  QString problem;
+  try {
+    if (!base.globalBatch) throw InputError("the planner needs a global batch");
+    const sim::Cluster cluster = base.loadClusterShape();
+    sim::TrainConfig config = base.config(cluster);
+    const sim::ModelCard model = base.loadModelCard();
+    if (model.architecture != sim::Architecture::Given && !base.seq) config.seq = model.maxPositions;
+    sim::TrainingPricer pricer(sim::jobCluster(cluster, config.gpus));
+    const auto start = std::chrono::steady_clock::now();
+    const sim::PlanResult result = sim::plan(model, config, pricer, {top_->value(), maxMicroBatch_->value()});
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    summary_->setText(tr("Explored %1 layouts in %2 ms: %3 do not divide, %4 do not fit, %5 fit.%6")
+                          .arg(result.explored).arg(ms, 0, 'f', 1).arg(result.notDividing).arg(result.notFitting).arg(result.fitting)
+                          .arg(result.best.empty() ? tr(" No layout fits: try more GPUs or offload.") : tr(" Click a plan to load it.")));
+    for (const sim::TrainingEstimate& e : result.best) {
+      const sim::TrainConfig& c = e.config;
+      sim::TrainingSettings s = base;
+      s.dp = c.dp, s.tp = c.tp, s.pp = c.pp, s.vpp = c.vpp, s.microBatch = c.microBatch;
+      s.fsdp.clear();
+      s.zero = static_cast<int>(c.sharding);  // the planner searches ZeRO stages 0..3
+      s.recompute = std::string(sim::name(c.recompute));
+      s.schedule = std::string(sim::name(c.schedule));
+      plans_.push_back(s);
+      const int row = table_->rowCount();
+      table_->insertRow(row);
+      const QStringList cells = {QString::number(c.dp), QString::number(c.tp), QString::number(c.pp), QString::number(c.vpp),
+                                 QString::fromStdString(c.shardingName), QString::number(c.microBatch),
+                                 QString::fromUtf8(sim::name(c.recompute).data()), QString::number(e.step.total, 'g', 4),
+                                 QString::number(e.memory.total / kGiB, 'f', 1), QString::number(100 * e.mfu, 'f', 1),
+                                 formatCount(e.tokensPerSecond)};
+      for (int col = 0; col < cells.size(); ++col) table_->setItem(row, col, new QTableWidgetItem(cells[col]));
+    }
+  } catch (const InputError& e) {
+    problem = QString::fromStdString(e.what());
+    summary_->setText(tr("Cannot plan: %1").arg(problem));
+  }
+  return problem;
+}
+
+}  // namespace cclab::gui

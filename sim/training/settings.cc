@@ -1,0 +1,171 @@
+#include "sim/training/settings.h"
+
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+#include "collectives/sizes.h"
+#include "sim/training/estimate.h"
+
+namespace cclab::sim {
+namespace {
+
+bool onOff(const std::string& value, const char* flag) {
+  if (value == "on") return true;
+  if (value == "off") return false;
+  throw InputError(fmt::format("{} must be on or off (got '{}')", flag, value));
+}
+
+template <class T>
+inline constexpr bool kIsOptional = false;
+template <class T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+
+std::string settingNames() {
+  std::string names;
+  const TrainingSettings none;
+  forEachSetting(none, [&](std::string_view name, const auto&, const char*, SettingScope) {
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  });
+  return names;
+}
+
+}  // namespace
+
+ModelCard TrainingSettings::loadModelCard() const { return loadModel(model); }
+
+Cluster TrainingSettings::loadClusterShape() const {
+  if (cluster.empty()) throw InputError("give the cluster: --cluster <preset|cluster.json>");
+  Cluster c = loadCluster(cluster);
+  reshape(c, nodes, gpusPerNode);
+  return c;
+}
+
+TrainConfig TrainingSettings::config(const Cluster& cluster) const {
+  if (model.empty() == !params.has_value()) throw InputError("give the model: --model <card|config.json>, or --params <count> for model states only");
+  if (params && !(*params >= 1)) throw InputError(fmt::format("--params must be at least 1 (got {:g})", *params));
+  TrainConfig c;
+  if (!deepspeed.empty()) applyDeepSpeedConfig(deepspeed, c);
+  c.gpus = gpus.value_or(cluster.gpus());
+  if (dp) c.dp = *dp;
+  if (tp) c.tp = *tp;
+  if (pp) c.pp = *pp;
+  if (vpp) c.vpp = *vpp;
+  if (zero && !fsdp.empty()) throw InputError("--zero and --fsdp choose the same thing: give one");
+  if (zero) setZeroStage(c, *zero);
+  if (!fsdp.empty()) {
+    c.sharding = parseFsdp(fsdp);
+    c.shardingName = "fsdp-" + fsdp;
+  }
+  if (!precision.empty()) c.precision = parsePrecision(precision);
+  if (!optimizer.empty()) c.optimizer = parseOptimizer(optimizer);
+  if (globalBatch) c.globalBatch = *globalBatch;
+  if (microBatch) c.microBatch = *microBatch;
+  if (seq) c.seq = *seq;
+  if (!recompute.empty()) c.recompute = parseRecompute(recompute);
+  if (!schedule.empty()) c.schedule = parseSchedule(schedule);
+  c.flashAttention = onOff(flash, "--flash-attention");
+  c.sequenceParallel = onOff(sequenceParallel, "--sequence-parallel");
+  c.overlapGradReduce = onOff(overlap, "--overlap-grad-reduce");
+  c.frameworkBytes = static_cast<double>(parseSize(framework, "--framework-overhead"));
+  OffloadTarget device = OffloadTarget::Cpu;
+  if (offloadDevice == "nvme") {
+    device = OffloadTarget::Nvme;
+  } else if (offloadDevice != "cpu") {
+    throw InputError(fmt::format("unknown --offload-device '{}' (valid: cpu, nvme)", offloadDevice));
+  }
+  if (offload == "optimizer") {
+    c.offloadOptimizer = device;
+  } else if (offload == "optimizer+params") {
+    c.offloadOptimizer = c.offloadParams = device;
+  } else if (offload != "none") {
+    throw InputError(fmt::format("unknown --offload '{}' (valid: none, optimizer, optimizer+params)", offload));
+  }
+  if (c.offloadParams != OffloadTarget::None && c.sharding != StateSharding::Everything) {
+    throw InputError("offloading parameters needs ZeRO-3 (--zero 3), as in DeepSpeed's ZeRO-Infinity");
+  }
+  if (tokens) c.tokens = *tokens;
+  c.statesOnly = params.has_value();
+  return c;
+}
+
+results::Json toJson(const TrainingSettings& settings) {
+  results::Json plan = results::Json::object();
+  forEachSetting(settings, [&](std::string_view name, const auto& field, const char*, SettingScope) {
+    using Field = std::decay_t<decltype(field)>;
+    if constexpr (kIsOptional<Field>) {
+      if (field) plan[std::string(name)] = *field;
+    } else {
+      if (!field.empty()) plan[std::string(name)] = field;
+    }
+  });
+  return plan;
+}
+
+void applyJson(const results::Json& plan, TrainingSettings& settings, const std::string& source, bool skipLayout) {
+  if (!plan.is_object()) throw InputError(fmt::format("{}: a plan file is a JSON object of ccsim train's settings", source));
+  for (const auto& [key, value] : plan.items()) {
+    bool known = false;
+    forEachSetting(settings, [&](std::string_view name, auto& field, const char*, SettingScope scope) {
+      if (name != key) return;
+      known = true;
+      if (skipLayout && scope == SettingScope::Layout) return;
+      using Field = std::decay_t<decltype(field)>;
+      if constexpr (std::is_same_v<Field, std::string>) {
+        if (!value.is_string()) throw InputError(fmt::format("{}: '{}' must be a string (got {})", source, key, value.dump()));
+        field = value.get<std::string>();
+      } else if constexpr (std::is_same_v<Field, std::optional<int>>) {
+        if (!value.is_number_integer()) throw InputError(fmt::format("{}: '{}' must be an integer (got {})", source, key, value.dump()));
+        const auto v = value.get<long long>();
+        if (v < -(1LL << 31) || v >= (1LL << 31)) throw InputError(fmt::format("{}: '{}' is out of range ({})", source, key, v));
+        field = static_cast<int>(v);
+      } else {
+        if (!value.is_number()) throw InputError(fmt::format("{}: '{}' must be a number (got {})", source, key, value.dump()));
+        field = value.get<double>();
+      }
+    });
+    if (!known) throw InputError(fmt::format("{}: unknown setting '{}' (settings: {})", source, key, settingNames()));
+  }
+}
+
+TrainingSettings readPlanFile(const std::string& path, bool skipLayout) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot read the plan file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  results::Json doc;
+  try {
+    doc = results::Json::parse(text.str());
+  } catch (const std::exception&) {
+    throw InputError(fmt::format("{}: not valid JSON", path));
+  }
+  TrainingSettings settings;
+  applyJson(doc, settings, path, skipLayout);
+  return settings;
+}
+
+TrainingRun runTraining(const TrainingSettings& settings) {
+  const Cluster cluster = settings.loadClusterShape();
+  TrainConfig config = settings.config(cluster);
+  TrainingRun run{.modelName = "", .job = jobCluster(cluster, config.gpus), .estimate = {}};
+  if (config.statesOnly) {
+    ModelCard none;
+    resolve(config, none, run.job);
+    run.modelName = fmt::format("{:g} parameters", *settings.params);
+    run.estimate = estimateStates(*settings.params, config, run.job);
+    return run;
+  }
+  const ModelCard model = settings.loadModelCard();
+  run.modelName = model.name;
+  // A transformer trains on its full context unless told otherwise.
+  if (model.architecture != Architecture::Given && !settings.seq && config.seq == 0) config.seq = model.maxPositions;
+  resolve(config, model, run.job);
+  TrainingPricer pricer(run.job);
+  run.estimate = estimateTraining(model, config, pricer);
+  return run;
+}
+
+}  // namespace cclab::sim

@@ -1,0 +1,91 @@
+#pragma once
+
+// What a user says about one training run — the flags of `ccsim train` — as one struct, read and
+// written as a plan file: a JSON object whose keys are those flags' names without the dashes
+// ({"model": "gpt3-175b", "cluster": "dgx-a100", "gpus": 1024, "tp": 8, ...}). ccsim's flags, the
+// GUI's settings panel and `ccsim train --plan` all go through this one table, so a plan saved in
+// ccplan re-runs from the command line and in CI with the same numbers.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bench/results/results.h"
+#include "sim/cluster.h"
+#include "sim/training/estimate.h"
+#include "sim/training/model_card.h"
+#include "sim/training/train_config.h"
+
+namespace cclab::sim {
+
+struct TrainingSettings {
+  std::string model, cluster, deepspeed;
+  std::optional<double> params;
+  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq;
+  std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
+      offloadDevice = "cpu";
+  std::string overlap = "on", framework = "2G";
+  std::optional<double> tokens;
+
+  // The pieces, validated (InputError names the setting); the config is not resolved yet.
+  ModelCard loadModelCard() const;
+  Cluster loadClusterShape() const;
+  TrainConfig config(const Cluster& cluster) const;
+};
+
+// Layout settings are what `ccsim plan` searches (it takes the others only).
+enum class SettingScope { Common, Layout };
+
+// Calls visit(name, field, help, scope) for every setting, in the order flags and files list them.
+// `name` is the flag without "--" and the plan file's key; `field` is a std::string&,
+// std::optional<int>& or std::optional<double>& (const with a const Settings).
+template <class Settings, class Visit>
+void forEachSetting(Settings& s, Visit&& visit) {
+  using enum SettingScope;
+  visit("model", s.model, "a model card (models/cards/) or a Hugging Face config.json", Common);
+  visit("params", s.params, "a model known only by its parameter count (model states only), e.g. 7.5e9", Common);
+  visit("cluster", s.cluster, "a preset (models/clusters/) or a cluster JSON file", Common);
+  visit("nodes", s.nodes, "override the cluster's node count", Common);
+  visit("gpus-per-node", s.gpusPerNode, "override the GPUs per node", Common);
+  visit("gpus", s.gpus, "GPUs the job uses (default: the whole cluster)", Common);
+  visit("dp", s.dp, "data-parallel size (default: the GPUs left by tp x pp)", Layout);
+  visit("tp", s.tp, "tensor-parallel size", Layout);
+  visit("pp", s.pp, "pipeline stages", Layout);
+  visit("vpp", s.vpp, "model chunks per pipeline stage (interleaved schedule)", Layout);
+  visit("zero", s.zero, "ZeRO stage 0, 1, 2 or 3", Layout);
+  visit("fsdp", s.fsdp, "FSDP: full_shard, shard_grad_op, no_shard, hybrid_shard", Layout);
+  visit("micro-batch", s.microBatch, "samples per GPU per micro-batch", Layout);
+  visit("recompute", s.recompute, "activation recompute: none, selective, full", Layout);
+  visit("schedule", s.schedule, "pipeline schedule: gpipe, 1f1b, interleaved", Layout);
+  visit("offload", s.offload, "ZeRO-Offload / ZeRO-Infinity: none, optimizer, optimizer+params", Layout);
+  visit("offload-device", s.offloadDevice, "where offloaded states go: cpu (host memory) or nvme", Layout);
+  visit("global-batch", s.globalBatch, "samples per optimizer step", Common);
+  visit("seq", s.seq, "tokens per sample", Common);
+  visit("precision", s.precision, "mixed (bf16/fp16 + fp32 master) or fp32", Common);
+  visit("optimizer", s.optimizer, "adam, adamw, sgd-momentum, sgd", Common);
+  visit("flash-attention", s.flash, "fused attention: on or off", Common);
+  visit("sequence-parallel", s.sequenceParallel, "Megatron sequence parallelism with --tp: on or off", Common);
+  visit("overlap-grad-reduce", s.overlap, "overlap the gradient reduction with the backward pass: on or off", Common);
+  visit("framework-overhead", s.framework, "per-GPU allowance for the CUDA context and allocator (K/M/G)", Common);
+  visit("tokens", s.tokens, "training budget in tokens (default: 20 per parameter, Chinchilla)", Common);
+  visit("deepspeed", s.deepspeed, "take ZeRO, offload, batch and precision settings from a DeepSpeed ds_config.json", Common);
+}
+
+// The plan file: every setting that is given (non-empty, or holding a value).
+results::Json toJson(const TrainingSettings& settings);
+// Applies the keys of a plan file's JSON over `settings`. Throws InputError naming `source` and an
+// unknown key or a value of the wrong type. `skipLayout` ignores the layout keys (ccsim plan).
+void applyJson(const results::Json& plan, TrainingSettings& settings, const std::string& source, bool skipLayout = false);
+// Reads a plan file (InputError: unreadable, not JSON, not an object, bad keys).
+TrainingSettings readPlanFile(const std::string& path, bool skipLayout = false);
+
+// One training run evaluated as `ccsim train` does: the model (or a parameter count), the job's
+// cluster, the resolved config and the estimate.
+struct TrainingRun {
+  std::string modelName;
+  Cluster job;
+  TrainingEstimate estimate;
+};
+TrainingRun runTraining(const TrainingSettings& settings);
+
+}  // namespace cclab::sim

@@ -1,0 +1,382 @@
+// ccplan driven as a user drives it (offscreen): choose a model, change the ZeRO stage, switch
+// views, open files — and checked on what the charts hold, against ccsim and closed forms.
+
+#include <cmath>
+#include <set>
+
+#include <QBarSet>
+#include <QDir>
+#include <QImage>
+#include <QLineSeries>
+#include <QProcess>
+#include <QSettings>
+#include <QStackedBarSeries>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "gui/chart_builders.h"
+#include "gui/main_window.h"
+#include "sim/training/model_card.h"
+
+using namespace cclab;
+using namespace cclab::gui;
+
+namespace {
+
+const QString kSource = CCLAB_SOURCE_DIR;
+
+// The bar set labelled `label` in a chart's stacked bars (nullptr when the chart has none).
+QBarSet* barSet(QChartView* view, const QString& label) {
+  for (QAbstractSeries* s : view->chart()->series()) {
+    if (auto* bars = qobject_cast<QStackedBarSeries*>(s)) {
+      for (QBarSet* set : bars->barSets()) {
+        if (set->label() == label) return set;
+      }
+    }
+  }
+  return nullptr;
+}
+
+QXYSeries* xySeries(QChartView* view, const QString& name) { return qobject_cast<QXYSeries*>(findSeries(view->chart(), name)); }
+
+// ccsim's output for the same settings, through a plan file: what the GUI must agree with.
+QJsonObject ccsimJson(const QString& planFile) {
+  QProcess ccsim;
+  ccsim.start(CCSIM, {"train", "--plan", planFile, "--json"});
+  if (!ccsim.waitForFinished(60000) || ccsim.exitCode() != 0) {
+    qWarning() << ccsim.readAllStandardError();
+    return {};
+  }
+  return QJsonDocument::fromJson(ccsim.readAllStandardOutput()).object();
+}
+
+void selectData(QComboBox* box, const QString& data) {
+  const int index = box->findData(data);
+  QVERIFY2(index >= 0, qPrintable(data));
+  box->setCurrentIndex(index);
+}
+
+// Colours in an image other than the background: a chart with drawn series has many.
+int distinctColors(const QImage& image) {
+  std::set<QRgb> colors;
+  for (int y = 0; y < image.height(); y += 2) {
+    for (int x = 0; x < image.width(); x += 2) colors.insert(image.pixel(x, y));
+  }
+  return static_cast<int>(colors.size());
+}
+
+constexpr double kLlama2_7bParams = 6738415616;  // exact, as models/cards/llama2-7b.json gives it
+
+}  // namespace
+
+class CcplanTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+  // The first plan: LLaMA-2 7B, ZeRO-1, 64 A100s. Every number in the plan view equals ccsim's.
+  void planViewEqualsCcsimTrainJson() {
+    MainWindow w(false);
+    SettingsPanel* p = w.settingsPanel();
+    selectData(p->model(), "llama2-7b");
+    selectData(p->cluster(), "dgx-a100");
+    p->gpus()->setValue(64);
+    p->globalBatch()->setValue(512);
+    selectData(p->sharding(), "zero:2");
+    const auto& f = w.planView()->figures();
+    QVERIFY(f.has_value());
+    QTemporaryDir dir;
+    const QString plan = dir.filePath("plan.json");
+    QVERIFY(w.savePlan(plan));
+    const QJsonObject j = ccsimJson(plan);
+    QVERIFY(!j.isEmpty());
+    const QJsonObject memory = j["memory_per_gpu_bytes"].toObject();
+    for (const Segment& s : f->memoryGiB) QCOMPARE(s.value * kGiB, memory[s.key].toDouble());
+    const QJsonObject step = j["step_time_s"].toObject();
+    for (const Segment& s : f->stepSeconds) QCOMPARE(s.value, step[s.key].toDouble());
+    QCOMPARE(f->tokensPerSecond, j["tokens_per_s"].toDouble());
+    QCOMPARE(f->mfu, j["mfu"].toDouble());
+    QCOMPARE(f->costUsd, j["cost_usd"].toDouble());
+    QCOMPARE(f->fits, j["fits"].toBool());
+    QCOMPARE(j["layout"].toObject()["sharding"].toString(), QString("zero2"));
+    // And the bars hold those values.
+    QBarSet* optimizer = barSet(w.planView()->chartViews()[0], "optimizer states");
+    QVERIFY(optimizer);
+    QCOMPARE(optimizer->at(0) * kGiB, memory["optimizer_states"].toDouble());
+    QBarSet* compute = barSet(w.planView()->chartViews()[1], "compute");
+    QVERIFY(compute);
+    QCOMPARE(compute->at(0), step["compute"].toDouble());
+    // The status bar says the equivalent command.
+    QVERIFY(w.ccsimCommand().contains("--model llama2-7b"));
+    QVERIFY(w.ccsimCommand().contains("--zero 2"));
+  }
+
+  // ZeRO stages change the memory bars by the ZeRO paper's rules (mixed precision Adam, K = 12),
+  // and the capacity line turns red when the plan does not fit.
+  void zeroStageChangesMemoryAndFit() {
+    MainWindow w(false);
+    SettingsPanel* p = w.settingsPanel();
+    selectData(p->model(), "llama2-7b");
+    p->gpus()->setValue(64);
+    const double dp = 64, phi = kLlama2_7bParams;
+    struct Expect {
+      const char* sharding;
+      double parameters, gradients, optimizer;
+    } expected[] = {{"zero:0", 2 * phi, 2 * phi, 12 * phi},
+                    {"zero:1", 2 * phi, 2 * phi, 12 * phi / dp},
+                    {"zero:2", 2 * phi, 2 * phi / dp, 12 * phi / dp},
+                    {"zero:3", 2 * phi / dp, 2 * phi / dp, 12 * phi / dp}};
+    for (const Expect& e : expected) {
+      selectData(p->sharding(), e.sharding);
+      QChartView* memory = w.planView()->chartViews()[0];
+      QVERIFY(barSet(memory, "parameters"));
+      QCOMPARE(barSet(memory, "parameters")->at(0) * kGiB, e.parameters);
+      QCOMPARE(barSet(memory, "gradients")->at(0) * kGiB, e.gradients);
+      QCOMPARE(barSet(memory, "optimizer states")->at(0) * kGiB, e.optimizer);
+    }
+    // DDP: 16 bytes per parameter = 100 GiB of states alone on an 80 GiB A100.
+    selectData(p->sharding(), "zero:0");
+    QVERIFY(!w.planView()->figures()->fits);
+    auto* line = qobject_cast<QLineSeries*>(findSeries(w.planView()->chartViews()[0]->chart(), "GPU memory (80 GiB)"));
+    QVERIFY(line);
+    QCOMPARE(line->pen().color(), QColor(Qt::red));
+    QVERIFY(w.planView()->chartViews()[0]->chart()->title().contains("does not fit"));
+    selectData(p->sharding(), "zero:3");
+    QVERIFY(w.planView()->figures()->fits);
+    line = qobject_cast<QLineSeries*>(findSeries(w.planView()->chartViews()[0]->chart(), "GPU memory (80 GiB)"));
+    QVERIFY(line->pen().color() != QColor(Qt::red));
+  }
+
+  // The seed documents' comparison: DDP vs ZeRO-1/2/3 side by side.
+  void compareDdpAndZeroStages() {
+    MainWindow w(false);
+    selectData(w.settingsPanel()->model(), "llama2-7b");
+    w.settingsPanel()->gpus()->setValue(64);
+    CompareView* c = w.compareView();
+    QVERIFY(c->pinShardingStages(w.settingsPanel()->settings()).isEmpty());
+    QCOMPARE(c->pinned(), 4);
+    QBarSet* optimizer = barSet(c->chartViews()[0], "optimizer states");
+    QVERIFY(optimizer);
+    QCOMPARE(optimizer->count(), 4);
+    QCOMPARE(optimizer->at(0) * kGiB, 12 * kLlama2_7bParams);
+    QCOMPARE(optimizer->at(3) * kGiB, 12 * kLlama2_7bParams / 64);
+    for (int i = 1; i < 4; ++i) QVERIFY(c->figures(i).memoryTotalGiB < c->figures(i - 1).memoryTotalGiB);
+    QCOMPARE(c->table()->item(4, 0)->text(), QString("no"));   // DDP does not fit
+    QCOMPARE(c->table()->item(4, 3)->text(), QString("yes"));  // ZeRO-3 does
+    // A fifth pin is refused with a reason; clearing empties the charts.
+    QVERIFY(c->pin(w.settingsPanel()->settings()).contains("pinned already"));
+    c->clear();
+    QCOMPARE(c->pinned(), 0);
+  }
+
+  // Sweeping the global batch with 4 pipeline stages: the bubble falls as (p-1)/(m+p-1).
+  void sweepShowsTheBubbleFalling() {
+    MainWindow w(false);
+    SettingsPanel* p = w.settingsPanel();
+    selectData(p->model(), "llama2-7b");
+    p->gpus()->setValue(64);
+    p->pp()->setValue(4);
+    w.showView(MainWindow::View::Sweep);
+    SweepView* s = w.sweepView();
+    s->setAxis("global-batch");
+    QVERIFY(s->setValues("64,128,256,512,1024").isEmpty());
+    QCOMPARE(int(s->points().size()), 5);
+    QXYSeries* bubble = xySeries(s->chartViews()[0], "pipeline bubble (% of step)");
+    QVERIFY(bubble);
+    QCOMPARE(bubble->count(), 5);
+    const double stages = 4, dp = 16;
+    for (int i = 0; i < 5; ++i) {
+      const double m = s->points()[i].x / dp;  // micro-batches of 1 per pipeline per step
+      QVERIFY(std::abs(bubble->at(i).y() - 100 * (stages - 1) / (m + stages - 1)) < 1e-9);
+      if (i > 0) QVERIFY(bubble->at(i).y() < bubble->at(i - 1).y());
+    }
+    // Values that are not whole numbers are refused with a reason, and the sweep stays.
+    QVERIFY(!s->setValues("64,abc").isEmpty());
+    QCOMPARE(int(s->points().size()), 5);
+    // A GPU-count sweep adds scaling efficiency, 100% at the first point.
+    s->setAxis("gpus");
+    QXYSeries* scaling = xySeries(s->chartViews()[0], "scaling efficiency (%)");
+    QVERIFY(scaling);
+    QCOMPARE(scaling->at(0).y(), 100.0);
+  }
+
+  // Measured CPU results over the simulator's predictions; calibrating improves the error.
+  void collectivesViewLaysMeasurementsOverPredictions() {
+    MainWindow w(false);
+    selectData(w.settingsPanel()->cluster(), "cpu-2core-amd-epyc");
+    CollectivesView* c = w.collectivesView();
+    QVERIFY(w.openResults({kSource + "/results/cpu-2core-amd-epyc/sweep_np2.json", kSource + "/results/cpu-2core-amd-epyc/sweep_np4.json"}));
+    QCOMPARE(w.currentView(), MainWindow::View::Collectives);
+    c->setCollective(Collective::AllReduce);
+    QVERIFY2(c->measuredRows() > 20, qPrintable(c->summary()));
+    qInfo() << c->summary();
+    QVERIFY(xySeries(c->chartViews()[0], "sweep_np2 (mpi native, 2 ranks)"));
+    QVERIFY(xySeries(c->chartViews()[0], "predicted ring (2 ranks)") || xySeries(c->chartViews()[0], "predicted ring (4 ranks)"));
+    const double before = c->medianAbsErrorPct().value();
+    QVERIFY(c->calibrate().isEmpty());
+    QVERIFY(c->calibrated());
+    const double after = c->medianAbsErrorPct().value();
+    QVERIFY2(after < before, qPrintable(QString("median |error| %1% -> %2%").arg(before).arg(after)));
+    // A measured point's bandwidth is the file's (mean over repeats): check one against the file.
+    QXYSeries* measured = xySeries(c->chartViews()[0], "sweep_np2 (mpi native, 2 ranks)");
+    QVERIFY(measured->count() > 5);
+    QVERIFY(c->csv().contains("size_bytes"));
+  }
+
+  // Clicking a planner row loads that layout into the plan view.
+  void plannerRowLoadsIntoPlanView() {
+    MainWindow w(false);
+    selectData(w.settingsPanel()->model(), "llama2-7b");
+    w.settingsPanel()->gpus()->setValue(64);
+    PlannerView* planner = w.plannerView();
+    QVERIFY(planner->run(w.settingsPanel()->settings()).isEmpty());
+    QVERIFY(planner->plans() > 1);
+    const QString tp = planner->table()->item(1, 1)->text();
+    const QString step = planner->table()->item(1, 7)->text();
+    emit planner->table()->cellClicked(1, 0);
+    QCOMPARE(w.currentView(), MainWindow::View::Plan);
+    QCOMPARE(w.settingsPanel()->tp()->value(), tp.toInt());
+    QCOMPARE(QString::number(w.planView()->figures()->stepTotalSeconds, 'g', 4), step);
+  }
+
+  // Malformed and foreign files: a message in the window, nothing else changes.
+  void badFilesChangeNothing() {
+    MainWindow w(false);
+    QTemporaryDir dir;
+    auto write = [&](const QString& name, const QByteArray& text) {
+      QFile f(dir.filePath(name));
+      f.open(QIODevice::WriteOnly);
+      f.write(text);
+      return dir.filePath(name);
+    };
+    const QString broken = write("broken.json", "{\"rows\": [1, 2");
+    const QString foreign = kSource + "/CMakeLists.txt";
+    const QString unknownKey = write("plan.json", "{\"model\": \"llama2-7b\", \"cluster\": \"dgx-a100\", \"tensor\": 8}");
+    const QString badValue = write("plan2.json", "{\"model\": \"llama2-7b\", \"cluster\": \"dgx-a100\", \"recompute\": \"some\"}");
+    const QString command = w.ccsimCommand();
+    struct Case {
+      std::function<bool()> open;
+      const char* says;
+    } cases[] = {{[&] { return w.openResults({broken}); }, "broken.json"},
+                 {[&] { return w.openResults({foreign}); }, "CMakeLists.txt"},
+                 {[&] { return w.openModel(broken); }, "broken.json"},
+                 {[&] { return w.openModel(foreign); }, "CMakeLists.txt"},
+                 {[&] { return w.openCluster(broken); }, "broken.json"},
+                 {[&] { return w.openPlan(unknownKey); }, "unknown setting 'tensor'"},
+                 {[&] { return w.openPlan(badValue); }, "some"},
+                 {[&] { return w.openPlan(dir.filePath("missing.json")); }, "missing.json"}};
+    for (const Case& c : cases) {
+      QVERIFY(!c.open());
+      QVERIFY(w.messageBar()->isVisibleTo(&w));
+      QVERIFY(w.messageBar()->isError());
+      QVERIFY2(w.messageBar()->text().contains(c.says), qPrintable(w.messageBar()->text()));
+      QCOMPARE(w.ccsimCommand(), command);
+      QCOMPARE(w.collectivesView()->measuredRows(), 0);
+    }
+  }
+
+  // Settings the simulator rejects are shown in the view; none of them crash it.
+  void impossibleSettingsAreExplained() {
+    MainWindow w(false);
+    SettingsPanel* p = w.settingsPanel();
+    p->gpus()->setValue(64);
+    p->tp()->setValue(3);
+    QVERIFY(!w.planView()->figures());
+    QVERIFY(w.planView()->problem().contains("3"));
+    p->tp()->setValue(1);
+    QVERIFY(w.planView()->figures());
+    p->gpus()->setValue(12);  // not whole 8-GPU nodes
+    QVERIFY(w.planView()->problem().contains("12"));
+    p->gpus()->setValue(8);
+    selectData(p->offload(), "optimizer+params");  // needs ZeRO-3
+    QVERIFY(w.planView()->problem().contains("ZeRO-3"));
+    selectData(p->sharding(), "zero:3");
+    QVERIFY(w.planView()->figures());
+    QVERIFY(w.planView()->problem().isEmpty());
+  }
+
+  // Every view exports a PNG with its series drawn and a CSV of its data.
+  void exportsEveryView() {
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    selectData(w.settingsPanel()->model(), "llama2-7b");
+    w.compareView()->pinShardingStages(w.settingsPanel()->settings());
+    QVERIFY(w.openResults({kSource + "/results/cpu-2core-amd-epyc/sweep_np2.json"}));
+    QTemporaryDir dir;
+    const MainWindow::View views[] = {MainWindow::View::Plan, MainWindow::View::Compare, MainWindow::View::Sweep,
+                                      MainWindow::View::Collectives};
+    for (MainWindow::View v : views) {
+      w.showView(v);
+      QCoreApplication::processEvents();
+      const QString png = dir.filePath(QString("view%1.png").arg(int(v)));
+      const QString csv = dir.filePath(QString("view%1.csv").arg(int(v)));
+      QVERIFY(w.exportPng(png));
+      QVERIFY(w.exportCsv(csv));
+      const QImage image(png);
+      QVERIFY2(image.width() >= 400 && image.height() >= 250, qPrintable(QString("%1x%2").arg(image.width()).arg(image.height())));
+      QVERIFY2(distinctColors(image) > 20, qPrintable(png));
+      QFile text(csv);
+      QVERIFY(text.open(QIODevice::ReadOnly));
+      QVERIFY(text.readAll().count('\n') > 4);
+    }
+    QFile plan(dir.filePath("view0.csv"));
+    plan.open(QIODevice::ReadOnly);
+    QVERIFY(plan.readAll().contains("optimizer states"));
+  }
+
+  // The window fits 1280x800 and comes back as it was left.
+  void windowLayoutIsRemembered() {
+    {
+      MainWindow w(true);
+      QVERIFY(w.minimumSizeHint().width() <= 1280 && w.minimumSizeHint().height() <= 800);
+      w.resize(1100, 700);
+      w.show();
+      w.showView(MainWindow::View::Sweep);
+      w.close();
+    }
+    MainWindow again(true);
+    QCOMPARE(again.currentView(), MainWindow::View::Sweep);
+    QCOMPARE(again.size(), QSize(1100, 700));
+    QSettings().clear();
+  }
+
+  // ccplan --render draws without a display; bad input is one line and exit 2.
+  void renderHeadless() {
+    QTemporaryDir dir;
+    QFile plan(dir.filePath("plan.json"));
+    plan.open(QIODevice::WriteOnly);
+    plan.write(R"({"model": "gpt3-175b", "cluster": "dgx-a100", "gpus": 1024, "tp": 8, "pp": 16, "zero": 1, "global-batch": 1536})");
+    plan.close();
+    auto run = [](const QStringList& args, QString* err = nullptr) {
+      QProcess p;
+      p.start(CCPLAN, args);
+      p.waitForFinished(120000);
+      if (err) *err = p.readAllStandardError();
+      return p.exitCode();
+    };
+    const QString out = dir.filePath("plan.png");
+    QCOMPARE(run({"--render", plan.fileName(), "-o", out}), 0);
+    QImage image(out);
+    QCOMPARE(image.size(), QSize(1280, 800));
+    QVERIFY(distinctColors(image) > 20);
+    const QString results = dir.filePath("results.png");
+    QCOMPARE(run({"--render", kSource + "/results/cpu-2core-amd-epyc/sweep_np2.json", kSource + "/results/cpu-2core-amd-epyc/sweep_np3.json",
+                  "--collective", "all_gather", "--size", "900x500", "-o", results}),
+             0);
+    QCOMPARE(QImage(results).size(), QSize(900, 500));
+    QString err;
+    QCOMPARE(run({"--render", kSource + "/CMakeLists.txt", "-o", dir.filePath("x.png")}, &err), 2);
+    QCOMPARE(err.count('\n'), 1);
+    QVERIFY(!QFile::exists(dir.filePath("x.png")));
+    QCOMPARE(run({"--render", plan.fileName(), "--view", "sideways", "-o", dir.filePath("x.png")}, &err), 2);
+    QVERIFY(err.contains("sideways"));
+    QCOMPARE(run({"--render", plan.fileName()}, &err), 2);
+    QVERIFY(err.contains("-o"));
+  }
+};
+
+QTEST_MAIN(CcplanTest)
+#include "ccplan_test.moc"
