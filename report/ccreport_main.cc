@@ -1,0 +1,117 @@
+// ccreport: CI reports from results files. `ccreport compare` judges current results against a
+// baseline (exit 1 on a regression), `ccreport accuracy` the simulator's predictions against
+// measurements (exit 1 past the error limits). See docs/ci.md.
+//
+// Exit codes: 0 pass, 1 a regression or a failed gate, 2 bad input (one line on stderr).
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "collectives/errors.h"
+#include "collectives/sizes.h"
+#include "report/accuracy.h"
+#include "report/compare.h"
+#include "report/formats.h"
+
+namespace {
+
+using namespace cclab;
+using namespace cclab::report;
+
+struct Outputs {
+  std::string markdown, junit, json, html, ccplan;
+  bool quiet = false;
+};
+
+void addOutputs(CLI::App* cmd, Outputs& o) {
+  cmd->add_option("--markdown", o.markdown, "also write GitHub-flavoured Markdown (e.g. $GITHUB_STEP_SUMMARY)");
+  cmd->add_option("--junit", o.junit, "also write JUnit XML: a test case per row, a failure per regression");
+  cmd->add_option("--json", o.json, "also write the report as JSON");
+  cmd->add_option("--html", o.html, "also write a self-contained HTML page with bandwidth charts");
+  cmd->add_option("--ccplan", o.ccplan, "the ccplan that draws the HTML charts (default: $CCLAB_CCPLAN, ../gui/ccplan, PATH)");
+  cmd->add_flag("-q,--quiet", o.quiet, "print only the summary line");
+}
+
+// Writes every output asked for; the terminal gets the summary line first.
+int publish(const Document& doc, const Outputs& o) {
+  const bool colour = isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+  const std::string terminal = o.quiet ? doc.summary + "\n" : toTerminal(doc, colour);
+  std::fputs(terminal.c_str(), stdout);
+  if (!o.markdown.empty()) results::writeFileAtomically(o.markdown, toMarkdown(doc));
+  if (!o.junit.empty()) results::writeFileAtomically(o.junit, toJUnit(doc));
+  if (!o.json.empty()) results::writeFileAtomically(o.json, toJson(doc).dump(1) + "\n");
+  if (!o.html.empty()) results::writeFileAtomically(o.html, toHtml(doc, renderCharts(doc.charts, findCcplan(o.ccplan))));
+  return doc.failed ? 1 : 0;
+}
+
+// Fails before reading anything when an output could not be written.
+void checkOutputs(const Outputs& o) {
+  for (const std::string* path : {&o.markdown, &o.junit, &o.json, &o.html}) {
+    if (!path->empty()) results::checkWritable(*path);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  constexpr int kBadInput = 2;
+  CLI::App app{"ccreport: CI regression and simulator-accuracy reports from cclab results and nccl-tests output", "ccreport"};
+  app.require_subcommand(1);
+
+  std::vector<std::string> baseline, current, predicted, measured;
+  std::string latencyBytes = "64K", ignore, minBytes = "0";
+  CompareSettings compareSettings;
+  AccuracySettings accuracySettings;
+  Outputs outputs;
+  double maxMedian = -1, maxError = -1;
+
+  CLI::App* cmp = app.add_subcommand("compare", "judge current results against a baseline (exit 1 on a regression)");
+  cmp->add_option("--baseline", baseline, "results files: ccbench/ccsim JSON or CSV, nccl-tests text logs or -J JSON")->required();
+  cmp->add_option("--current", current, "results files of the run to judge")->required();
+  cmp->add_option("--threshold", compareSettings.thresholdPct, "a regression is a change worse than this (%)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmp->add_option("--alpha", compareSettings.alpha, "significance level of the Mann-Whitney U test")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  cmp->add_option("--min-samples", compareSettings.minSamples, "samples per side for the U test (fewer: threshold only)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  cmp->add_option("--latency-bytes", latencyBytes, "rows smaller than this are judged on time, not bandwidth")->capture_default_str();
+  cmp->add_option("--ignore", ignore, "fields not to match on, e.g. backend,algo or machine");
+  cmp->add_flag("--allow-missing", compareSettings.allowMissing, "a baseline row missing from current is not a failure");
+  addOutputs(cmp, outputs);
+
+  CLI::App* acc = app.add_subcommand("accuracy", "judge ccsim's predictions against measurements (exit 1 past the limits)");
+  acc->add_option("--predicted", predicted, "results files of predictions (ccsim collective -J)")->required();
+  acc->add_option("--measured", measured, "results files of measurements (ccbench, nccl-tests)")->required();
+  acc->add_option("--max-median-error", maxMedian, "fail when the median absolute error passes this (%)")->check(CLI::NonNegativeNumber);
+  acc->add_option("--max-error", maxError, "fail when any row's absolute error passes this (%)")->check(CLI::NonNegativeNumber);
+  acc->add_option("--min-bytes", minBytes, "judge only rows at least this large")->capture_default_str();
+  acc->add_flag("--allow-missing", accuracySettings.allowMissing, "a measured row without a prediction is not a failure");
+  addOutputs(acc, outputs);
+
+  try {
+    app.parse(argc, argv);
+    checkOutputs(outputs);
+    if (cmp->parsed()) {
+      compareSettings.latencyBytes = parseSize(latencyBytes, "--latency-bytes");
+      if (!ignore.empty()) compareSettings.ignore = parseFields(ignore, "--ignore");
+      Side before = loadSide(baseline, "--baseline"), after = loadSide(current, "--current");
+      return publish(compareDocument(compare(std::move(before), std::move(after), compareSettings), compareSettings), outputs);
+    }
+    if (maxMedian >= 0) accuracySettings.maxMedianErrorPct = maxMedian;
+    if (maxError >= 0) accuracySettings.maxErrorPct = maxError;
+    accuracySettings.minBytes = parseSize(minBytes, "--min-bytes");
+    Side predictions = loadSide(predicted, "--predicted"), measurements = loadSide(measured, "--measured");
+    return publish(accuracyDocument(accuracy(std::move(predictions), std::move(measurements), accuracySettings), accuracySettings), outputs);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help: the help of the command asked about, exit 0
+  } catch (const std::exception& e) {
+    // A bad flag (CLI::ParseError), a bad file or value (InputError); anything else still gets
+    // one line and exit 2 rather than a crash.
+    std::fprintf(stderr, "ccreport: error: %s\n", e.what());
+    return kBadInput;
+  }
+}
