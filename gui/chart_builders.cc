@@ -4,6 +4,7 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QHorizontalStackedBarSeries>
 #include <QPen>
 #include <QScatterSeries>
 #include <QStackedBarSeries>
@@ -19,11 +20,11 @@ QColor paletteColor(int index) {
 }
 
 QChart* stackedBarChart(const QString& title, const QStringList& categories, const std::vector<std::vector<Segment>>& bars,
-                        const QString& unit, std::optional<double> capacity) {
+                        const QString& unit, std::optional<double> capacity, bool horizontal) {
   auto* chart = new QChart;
   chart->setTitle(title);
   chart->legend()->setAlignment(Qt::AlignBottom);
-  auto* series = new QStackedBarSeries;
+  QAbstractBarSeries* series = horizontal ? static_cast<QAbstractBarSeries*>(new QHorizontalStackedBarSeries) : new QStackedBarSeries;
   double tallest = 0;
   for (const auto& bar : bars) {
     double sum = 0;
@@ -45,12 +46,12 @@ QChart* stackedBarChart(const QString& title, const QStringList& categories, con
   chart->addSeries(series);
   auto* x = new QBarCategoryAxis;
   x->append(categories);
-  chart->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  auto* y = new QValueAxis;
+  auto* y = new QValueAxis;  // the values (GiB, seconds); x holds the categories
   y->setTitleText(unit);
   y->setLabelFormat("%.3g");
-  chart->addAxis(y, Qt::AlignLeft);
+  chart->addAxis(x, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
+  chart->addAxis(y, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
+  series->attachAxis(x);
   series->attachAxis(y);
   double top = tallest;
   if (capacity) {
@@ -58,8 +59,9 @@ QChart* stackedBarChart(const QString& title, const QStringList& categories, con
     const bool over = tallest > *capacity;
     auto* line = new QLineSeries;
     line->setName(QStringLiteral("GPU memory (%1 %2)").arg(*capacity, 0, 'g', 3).arg(unit));
-    line->append(-0.5, *capacity);
-    line->append(categories.size() - 0.5, *capacity);
+    const QPointF from(-0.5, *capacity), to(categories.size() - 0.5, *capacity);
+    line->append(horizontal ? from.transposed() : from);
+    line->append(horizontal ? to.transposed() : to);
     QPen pen(over ? QColor(Qt::red) : QColor(0x2c, 0xa0, 0x2c));
     pen.setWidth(over ? 4 : 2);
     pen.setStyle(over ? Qt::SolidLine : Qt::DashLine);
@@ -84,7 +86,7 @@ QString chartCsv(QChart* chart) {
   QString csv = QStringLiteral("chart,series,x,y\n");
   const QString title = '"' + chart->title().replace('"', '\'') + '"';
   for (QAbstractSeries* s : chart->series()) {
-    if (auto* bars = qobject_cast<QStackedBarSeries*>(s)) {
+    if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
       QStringList categories;
       for (QAbstractAxis* axis : bars->attachedAxes()) {
         if (auto* c = qobject_cast<QBarCategoryAxis*>(axis)) categories = c->categories();

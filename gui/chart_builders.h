@@ -18,8 +18,9 @@ namespace cclab::gui {
 // One stacked bar per category; bars[i] holds category i's segments (same keys, same order).
 // Segments that are zero in every bar are left out of the legend. `capacity` draws a horizontal
 // line across the bars (the GPU's memory): red and thick when a bar passes it.
+// `horizontal` lays the bars along x (one wide bar reads best in the plan view).
 QChart* stackedBarChart(const QString& title, const QStringList& categories, const std::vector<std::vector<Segment>>& bars,
-                        const QString& unit, std::optional<double> capacity = std::nullopt);
+                        const QString& unit, std::optional<double> capacity = std::nullopt, bool horizontal = false);
 
 // The series in a chart by name (nullptr when absent): what tests and CSV export read.
 QAbstractSeries* findSeries(QChart* chart, const QString& name);

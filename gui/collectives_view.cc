@@ -74,15 +74,16 @@ CollectivesView::CollectivesView(QWidget* parent) : ChartPage(parent) {
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table_->setMaximumHeight(220);
 
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(collective_);
-  controls->addWidget(metric_);
-  controls->addWidget(new QLabel(tr("ranks"), this));
-  controls->addWidget(ranks_);
-  controls->addWidget(predictions_);
-  controls->addStretch();
-  controls->addWidget(calibrate);
-  controls->addWidget(reset);
+  // Two rows, so the window stays usable at 1280x800 beside the settings form.
+  auto* controls = new QGridLayout;
+  controls->addWidget(collective_, 0, 0);
+  controls->addWidget(metric_, 0, 1);
+  controls->addWidget(new QLabel(tr("ranks"), this), 0, 2);
+  controls->addWidget(ranks_, 0, 3);
+  controls->addWidget(predictions_, 1, 0, 1, 2);
+  controls->addWidget(calibrate, 1, 2, 1, 1);
+  controls->addWidget(reset, 1, 3);
+  controls->setColumnStretch(4, 1);
   auto* grid = new QGridLayout(this);
   grid->addLayout(controls, 0, 0);
   grid->addWidget(chart_, 1, 0);

@@ -40,7 +40,6 @@ QString CompareView::pin(const sim::TrainingSettings& settings) {
     return tr("Cannot pin this plan: %1").arg(QString::fromStdString(e.what()));
   }
   p.label = QStringLiteral("%1: %2").arg(QChar('A' + pinned())).arg(p.figures.layout.section(", ", -1));
-  p.label += QStringLiteral(" · %1 GPUs").arg(p.figures.gpus);
   pins_.push_back(std::move(p));
   redraw();
   return {};

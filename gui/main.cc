@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   app.add_option("--cluster", render.cluster, "--render of results: also draw this cluster's predictions (a preset or cluster file)");
   app.add_option("--sweep", render.sweep, "--render --view sweep: the setting swept (gpus, micro-batch, global-batch, zero, tp, pp, vpp, seq)")
       ->capture_default_str();
+  app.add_flag("--window", render.window, "--render: the whole window (settings form, tabs, menus), as on screen");
   app.add_option("--size", size, "--render: the image size, WIDTHxHEIGHT")->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -13,6 +13,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -34,6 +35,8 @@ MainWindow::MainWindow(bool remember, QWidget* parent) : QMainWindow(parent), re
   auto* scroll = new QScrollArea;
   scroll->setWidget(settings_);
   scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(settings_->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
   auto* dock = new QDockWidget(tr("Settings"), this);
   dock->setObjectName("settings");
   dock->setWidget(scroll);

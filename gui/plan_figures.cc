@@ -15,19 +15,19 @@ struct SegmentStyle {
 const SegmentStyle kMemory[] = {
     {"parameters", "parameters", QColor(0x1f, 0x77, 0xb4)},
     {"gradients", "gradients", QColor(0xff, 0x7f, 0x0e)},
-    {"optimizer_states", "optimizer states", QColor(0x2c, 0xa0, 0x2c)},
+    {"optimizer_states", "optimizer", QColor(0x2c, 0xa0, 0x2c)},
     {"activations", "activations", QColor(0x94, 0x67, 0xbd)},
-    {"other", "framework & buffers", QColor(0x8c, 0x8c, 0x8c)},
+    {"other", "framework + buffers", QColor(0x8c, 0x8c, 0x8c)},
 };
 const SegmentStyle kStep[] = {
     {"compute", "compute", QColor(0x1f, 0x77, 0xb4)},
-    {"tp_comm", "tensor-parallel comm", QColor(0xd6, 0x27, 0x28)},
-    {"pp_comm", "pipeline comm", QColor(0xff, 0x7f, 0x0e)},
-    {"dp_comm", "data-parallel comm (exposed)", QColor(0xe3, 0x77, 0xc2)},
-    {"shard_comm", "ZeRO-3/FSDP gathers (exposed)", QColor(0xbc, 0xbd, 0x22)},
-    {"offload", "offload (PCIe + CPU optimizer)", QColor(0x17, 0xbe, 0xcf)},
-    {"pipeline_bubble", "pipeline bubble", QColor(0x8c, 0x8c, 0x8c)},
-    {"optimizer", "optimizer step", QColor(0x2c, 0xa0, 0x2c)},
+    {"tp_comm", "TP comm", QColor(0xd6, 0x27, 0x28)},
+    {"pp_comm", "PP comm", QColor(0xff, 0x7f, 0x0e)},
+    {"dp_comm", "DP comm", QColor(0xe3, 0x77, 0xc2)},
+    {"shard_comm", "ZeRO-3/FSDP comm", QColor(0xbc, 0xbd, 0x22)},
+    {"offload", "offload", QColor(0x17, 0xbe, 0xcf)},
+    {"pipeline_bubble", "bubble", QColor(0x8c, 0x8c, 0x8c)},
+    {"optimizer", "optimizer", QColor(0x2c, 0xa0, 0x2c)},
 };
 
 double number(const results::Json& j, const char* key) {

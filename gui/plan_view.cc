@@ -26,10 +26,11 @@ PlanView::PlanView(QWidget* parent) : ChartPage(parent) {
   problem_->hide();
   auto* grid = new QGridLayout(this);
   grid->addWidget(problem_, 0, 0, 1, 2);
-  grid->addWidget(memory_, 1, 0);
-  grid->addWidget(step_, 1, 1);
-  grid->addWidget(summary_, 2, 0, 1, 2);
+  grid->addWidget(memory_, 1, 0, 1, 2);
+  grid->addWidget(step_, 2, 0, 1, 2);
+  grid->addWidget(summary_, 3, 0, 1, 2);
   grid->setRowStretch(1, 1);
+  grid->setRowStretch(2, 1);
 }
 
 void PlanView::showPlan(const sim::TrainingSettings& settings) {
@@ -55,13 +56,15 @@ void PlanView::showFigures(const PlanFigures& f) {
   problem_->hide();
   const QString fit = f.fits ? tr("fits: %1 GiB of %2 GiB").arg(f.memoryTotalGiB, 0, 'f', 1).arg(f.capacityGiB, 0, 'f', 0)
                              : tr("does not fit: %1 GiB > %2 GiB").arg(f.memoryTotalGiB, 0, 'f', 1).arg(f.capacityGiB, 0, 'f', 0);
-  QChart* memory = stackedBarChart(tr("Memory per GPU — %1").arg(fit), {tr("per GPU")}, {f.memoryGiB}, tr("GiB"), f.capacityGiB);
+  QChart* memory = stackedBarChart(tr("Memory per GPU — %1").arg(fit), {tr("per GPU")}, {f.memoryGiB}, tr("GiB"), f.capacityGiB,
+                                    /*horizontal=*/true);
   if (!f.fits) memory->setTitleBrush(QColor(Qt::red));
   memory_->setChart(memory);
   if (f.statesOnly) {
     step_->setChart(new QChart);
   } else {
-    step_->setChart(stackedBarChart(tr("Step time — %1 s").arg(f.stepTotalSeconds, 0, 'g', 4), {tr("one step")}, {f.stepSeconds}, tr("seconds")));
+    step_->setChart(stackedBarChart(tr("Step time — %1 s").arg(f.stepTotalSeconds, 0, 'g', 4), {tr("one step")}, {f.stepSeconds}, tr("seconds"),
+                                   std::nullopt, /*horizontal=*/true));
   }
   QString text = tr("<b>%1</b> on <b>%2</b> (%3 GPUs): %4<br>").arg(f.model.toHtmlEscaped(), f.cluster.toHtmlEscaped()).arg(f.gpus).arg(f.layout);
   text += describeThroughput(f);

@@ -79,6 +79,12 @@ int render(const RenderOptions& o) {
   if (!o.title.empty()) {
     for (QChartView* chart : page->chartViews()) chart->chart()->setTitle(QString::fromStdString(o.title));
   }
+  if (o.window) {
+    window.resize(o.width, o.height);
+    QCoreApplication::processEvents();
+    if (!savePng(&window, QString::fromStdString(o.output))) return badInput(QStringLiteral("%1: cannot write the PNG").arg(o.output.c_str()));
+    return 0;
+  }
   // The image is the view's chart area alone, at the size asked for.
   std::unique_ptr<QWidget> area(page->exportArea());
   area->setParent(nullptr);

@@ -19,6 +19,7 @@ struct RenderOptions {
   std::string cluster;         // collectives: predictions for this cluster ("": measured only)
   std::string sweep = "gpus";  // sweep: the setting swept
   int width = 1280, height = 800;
+  bool window = false;         // the whole window (settings, tabs, menus) rather than the charts alone
 };
 
 // Needs a QApplication. Returns the exit code: 0 written, 2 bad input (one line on stderr).

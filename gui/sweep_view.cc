@@ -216,7 +216,9 @@ void SweepView::redraw() {
   add(mem, lineSeries(tr("memory per GPU (GiB)"), memory, 4), mx, gib);
   if (!points_.empty()) {
     std::vector<QPointF> line = {{double(values_.front()), capacity}, {double(values_.back()), capacity}};
-    add(mem, lineSeries(tr("GPU memory (GiB)"), line, 3, true), mx, gib);
+    QLineSeries* capacityLine = lineSeries(tr("GPU memory (GiB)"), line, 3, true);
+    capacityLine->setPointsVisible(false);
+    add(mem, capacityLine, mx, gib);
   }
   mem->addSeries(overflow);
   overflow->attachAxis(mx);
