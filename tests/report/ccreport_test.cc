@@ -217,6 +217,21 @@ TEST(CcreportCli, HtmlSaysWhenCcplanFails) {
   EXPECT_EQ(html.find("data:image"), std::string::npos);
 }
 
+// The real renderer, where the GUI is built (CMake passes its path): one chart, a real PNG.
+TEST(CcreportCli, HtmlChartsFromTheRealCcplan) {
+  const char* ccplan = std::getenv("CCLAB_TEST_CCPLAN");
+  if (ccplan == nullptr || *ccplan == '\0') GTEST_SKIP() << "ccplan is not built (no Qt)";
+  const auto dir = scratch();
+  write(dir, "before.json", {row(Collective::AllReduce, kMiB, 100), row(Collective::AllReduce, 4 * kMiB, 400)});
+  write(dir, "after.json", {row(Collective::AllReduce, kMiB, 100), row(Collective::AllReduce, 4 * kMiB, 450)});
+  const Result r = ccreport(dir, fmt::format("compare --baseline before.json --current after.json --html r.html --ccplan '{}'", ccplan),
+                            "QT_QPA_PLATFORM=offscreen");
+  ASSERT_EQ(r.exit, 1) << r.err;
+  const std::string html = slurp(dir / "r.html");
+  EXPECT_EQ(count(html, "src=\"data:image/png;base64,iVBORw0KGgo"), 1) << html.substr(0, 2000);
+  EXPECT_EQ(html.find("left out"), std::string::npos);
+}
+
 TEST(CcreportCli, AccuracyGate) {
   const auto dir = scratch();
   const Json config = {{"algo", "native"}, {"implementation", "mpi"}};
