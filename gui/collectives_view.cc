@@ -249,9 +249,11 @@ void CollectivesView::redraw() {
   medianError_.reset();
   std::vector<double> errors;
   for (const Opened& o : opened_) {
+    // Out-of-place rows where a file has both (as nccl-tests's first columns); in-place otherwise.
+    const bool anyOutOfPlace = std::any_of(o.rows.begin(), o.rows.end(), [&](const results::Row& r) { return r.collective == collective && !r.inPlace; });
     std::map<GroupKey, std::vector<const results::Row*>> groups;
     for (const results::Row& r : o.rows) {
-      if (r.collective == collective && r.timeUs > 0) groups[{r.backend, r.algo, r.nranks, r.inPlace}].push_back(&r);
+      if (r.collective == collective && r.timeUs > 0 && r.inPlace != anyOutOfPlace) groups[{r.backend, r.algo, r.nranks, r.inPlace}].push_back(&r);
     }
     const QString stem = QFileInfo(o.path).completeBaseName();
     for (const auto& [key, rows] : groups) {

@@ -223,6 +223,19 @@ class CcplanTest : public QObject {
     QXYSeries* measured = xySeries(c->chartViews()[0], "sweep_np2 (mpi native, 2 ranks)");
     QVERIFY(measured->count() > 5);
     QVERIFY(c->csv().contains("size_bytes"));
+    // nccl-tests logs open the same way: a one-GPU H100 log (busbw is 0 with one rank, so algbw).
+    selectData(w.settingsPanel()->cluster(), "dgx-h100");
+    QVERIFY(w.openResults({kSource + "/tests/data/nccl-tests-h100/all_reduce.txt"}));
+    c->setBusBandwidth(false);
+    QXYSeries* nccl = xySeries(c->chartViews()[0], "all_reduce");
+    QVERIFY2(nccl, qPrintable(c->summary()));
+    // The log's 15 sizes, out of place, less 8 B and 32 B whose algbw prints as 0.00 (a log axis
+    // has no zero); x is log2(size).
+    QCOMPARE(nccl->count(), 13);
+    QCOMPARE(nccl->at(0), QPointF(7, 0.02));
+    int predicted = 0;
+    for (QAbstractSeries* s : c->chartViews()[0]->chart()->series()) predicted += s->name().startsWith("predicted");
+    QVERIFY(predicted >= 2);
   }
 
   // Clicking a planner row loads that layout into the plan view.
