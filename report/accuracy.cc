@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectives/errors.h"
+#include "bench/results/size_ranges.h"
 #include "collectives/sizes.h"
 #include "report/charts.h"
 #include "report/statistics.h"
@@ -15,13 +16,6 @@ namespace cclab::report {
 namespace {
 
 using Shown = Column::Shown;
-constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kUnbounded = std::numeric_limits<std::uint64_t>::max();
-
-// The size ranges of `ccsim validate` (sim/validate.cc), so both tools summarise alike.
-const std::vector<SizeRange> kRanges = {
-    {"< 64 KiB", 0, 64 * kKiB},          {"64 KiB - 1 MiB", 64 * kKiB, kMiB}, {"1 MiB - 64 MiB", kMiB, 64 * kMiB},
-    {">= 64 MiB", 64 * kMiB, kUnbounded}, {">= 64 KiB", 64 * kKiB, kUnbounded}, {"all", 0, kUnbounded},
-};
 
 // A prediction's key as the measured rows it stands for would have it: kAnyValue where ccsim
 // does not say.
@@ -90,7 +84,9 @@ AccuracyResult accuracy(Side predictedSide, Side measuredSide, const AccuracySet
   }
   std::stable_sort(result.rows.begin(), result.rows.end(),
                    [](const AccuracyRow& a, const AccuracyRow& b) { return std::abs(a.errorPct) > std::abs(b.errorPct); });
-  for (SizeRange range : kRanges) {
+  // The size ranges of `ccsim validate`, so both tools summarise alike.
+  for (const results::SizeRangeBounds& bounds : results::errorSizeRanges()) {
+    SizeRange range{std::string(bounds.label), bounds.minBytes, bounds.maxBytes};
     std::vector<double> errors;
     for (const AccuracyRow& r : result.rows) {
       const std::uint64_t size = r.measured.front()->row.sizeBytes;

@@ -7,25 +7,11 @@
 #include <fmt/format.h>
 
 #include "collectives/errors.h"
+#include "bench/results/size_ranges.h"
 #include "sim/predictor.h"
 
 namespace cclab::sim {
 namespace {
-
-constexpr double kKiB = 1024, kMiB = 1024 * kKiB;
-
-struct Range {
-  const char* label;
-  double min, max;
-};
-constexpr Range kRanges[] = {
-    {"< 64 KiB", 0, 64 * kKiB},
-    {"64 KiB - 1 MiB", 64 * kKiB, kMiB},
-    {"1 MiB - 64 MiB", kMiB, 64 * kMiB},
-    {">= 64 MiB", 64 * kMiB, INFINITY},
-    {">= 64 KiB", 64 * kKiB, INFINITY},
-    {"all", 0, INFINITY},
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -66,13 +52,13 @@ ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>
   for (const auto& [algo, count] : unpredicted) {
     report.notes.push_back(fmt::format("{} rows measured algorithm '{}', which the simulator does not model: predicted with auto", count, algo));
   }
-  for (const Range& range : kRanges) {
+  for (const results::SizeRangeBounds& range : results::errorSizeRanges()) {
     std::vector<double> errors;
     for (const auto& v : report.rows) {
-      const double size = static_cast<double>(v.measurement->row.sizeBytes);
-      if (size >= range.min && size < range.max) errors.push_back(std::abs(v.errorPct));
+      const std::uint64_t size = v.measurement->row.sizeBytes;
+      if (size >= range.minBytes && size < range.maxBytes) errors.push_back(std::abs(v.errorPct));
     }
-    SizeRangeSummary s{range.label, range.min, range.max, static_cast<int>(errors.size()), 0, 0};
+    SizeRangeSummary s{std::string(range.label), double(range.minBytes), double(range.maxBytes), static_cast<int>(errors.size()), 0, 0};
     if (!errors.empty()) {
       s.medianAbsPctError = median(errors);
       s.maxAbsPctError = *std::max_element(errors.begin(), errors.end());
