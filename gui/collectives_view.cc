@@ -229,9 +229,18 @@ void CollectivesView::redraw() {
       const sim::Shape shape{ranks, network ? ranks / perNode : 1};
       sim::PredictorsByShape predictors(*cluster);
       const sim::Predictor& predictor = predictors.forShape(shape);
+      // Over the measured sizes when there are measurements, else 8 B - 4 GiB.
+      double smallest = kLargest, largest = kSmallest;
+      for (const Opened& o : opened_) {
+        for (const results::Row& r : o.rows) {
+          if (r.collective != collective || r.sizeBytes == 0) continue;
+          smallest = std::min(smallest, double(r.sizeBytes)), largest = std::max(largest, double(r.sizeBytes));
+        }
+      }
+      if (smallest > largest) smallest = kSmallest, largest = kLargest;
       for (std::string_view algo : predictor.candidates(collective)) {
         std::vector<QPointF> points;
-        for (double bytes = kSmallest; bytes <= kLargest; bytes *= 2) {
+        for (double bytes = std::exp2(std::floor(std::log2(smallest))); bytes <= largest * 1.0001; bytes *= 2) {
           const sim::Query q{collective, algo, bytes, ranks, shape.nodes, false, ""};
           const double bw = bandwidth(bytes, ranks, predictor.predict(q).timeUs);
           if (bw > 0) points.push_back({std::log2(bytes), bw});
@@ -255,6 +264,36 @@ void CollectivesView::redraw() {
     for (const results::Row& r : o.rows) {
       if (r.collective == collective && r.timeUs > 0 && r.inPlace != anyOutOfPlace) groups[{r.backend, r.algo, r.nranks, r.inPlace}].push_back(&r);
     }
+    // Each measured row's prediction, as `ccsim validate` makes it: the row's own placement and
+    // its implementation's calibration.
+    std::map<GroupKey, std::map<double, std::vector<double>>> predictedByGroup;
+    std::vector<sim::Measurement> shown;
+    for (const sim::Measurement& m : o.measured) {
+      if (m.row.collective == collective) shown.push_back(m);
+    }
+    if (cluster) {
+      try {
+        const sim::ValidationReport report = sim::validate(*cluster, shown);
+        for (const sim::ValidatedRow& v : report.rows) {
+          const results::Row& r = v.measurement->row;
+          const double predicted = busbw ? results::busBandwidthGBps(collective, r.nranks, r.sizeBytes, v.predictedUs)
+                                         : results::algorithmBandwidthGBps(r.sizeBytes, v.predictedUs);
+          const double measured = busbw ? r.busbwGBps : r.algbwGBps;
+          // Bandwidth error (time error's mirror): positive when the prediction is faster.
+          const double errorPct = measured > 0 ? (predicted - measured) / measured * 100 : 0;
+          const int row = table_->rowCount();
+          table_->insertRow(row);
+          const QStringList cells = {QFileInfo(o.path).fileName(), QString::fromStdString(r.backend + " " + r.algo), QString::number(r.nranks),
+                                     sizeLabel(double(r.sizeBytes)), QString::number(measured, 'g', 4), QString::number(predicted, 'g', 4),
+                                     QString::number(errorPct, 'f', 1)};
+          for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
+          errors.push_back(std::abs(errorPct));
+          predictedByGroup[{r.backend, r.algo, r.nranks, r.inPlace}][double(r.sizeBytes)].push_back(predicted);
+        }
+      } catch (const InputError& e) {
+        problem = QString::fromStdString(e.what());
+      }
+    }
     const QString stem = QFileInfo(o.path).completeBaseName();
     for (const auto& [key, rows] : groups) {
       std::map<double, std::vector<double>> bySize;  // repeated sweeps (-N): their mean per size
@@ -266,37 +305,25 @@ void CollectivesView::redraw() {
                                           .arg(key.inPlace ? tr(", in place") : QString()));
       s->setColor(paletteColor(color++));
       s->setMarkerSize(9);
-      for (const auto& [bytes, values] : bySize) {
-        double mean = 0;
-        for (double v : values) mean += v / values.size();
-        if (mean > 0 && bytes > 0) s->append(std::log2(bytes), mean);
-      }
+      auto meanPoints = [](const std::map<double, std::vector<double>>& values) {
+        std::vector<QPointF> points;
+        for (const auto& [bytes, v] : values) {
+          double mean = 0;
+          for (double one : v) mean += one / v.size();
+          if (mean > 0 && bytes > 0) points.push_back({std::log2(bytes), mean});
+        }
+        return points;
+      };
+      for (const QPointF& p : meanPoints(bySize)) s->append(p);
       add(s);
-    }
-    if (!cluster) continue;
-    std::vector<sim::Measurement> shown;
-    for (const sim::Measurement& m : o.measured) {
-      if (m.row.collective == collective) shown.push_back(m);
-    }
-    try {
-      const sim::ValidationReport report = sim::validate(*cluster, shown);
-      for (const sim::ValidatedRow& v : report.rows) {
-        const results::Row& r = v.measurement->row;
-        const double predicted = busbw ? results::busBandwidthGBps(collective, r.nranks, r.sizeBytes, v.predictedUs)
-                                       : results::algorithmBandwidthGBps(r.sizeBytes, v.predictedUs);
-        const double measured = busbw ? r.busbwGBps : r.algbwGBps;
-        // Bandwidth error (time error's mirror): positive when the prediction is faster.
-        const double errorPct = measured > 0 ? (predicted - measured) / measured * 100 : 0;
-        const int row = table_->rowCount();
-        table_->insertRow(row);
-        const QStringList cells = {QFileInfo(o.path).fileName(), QString::fromStdString(r.backend + " " + r.algo), QString::number(r.nranks),
-                                   sizeLabel(double(r.sizeBytes)), QString::number(measured, 'g', 4), QString::number(predicted, 'g', 4),
-                                   QString::number(errorPct, 'f', 1)};
-        for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
-        errors.push_back(std::abs(errorPct));
+      if (auto it = predictedByGroup.find(key); it != predictedByGroup.end()) {
+        QLineSeries* line = lineSeries(tr("predicted: %1").arg(s->name()), meanPoints(it->second), 0, true);
+        QPen pen = line->pen();
+        pen.setColor(s->color());
+        line->setPen(pen);
+        line->setPointsVisible(false);
+        add(line);
       }
-    } catch (const InputError& e) {
-      problem = QString::fromStdString(e.what());
     }
   }
   if (!errors.empty()) {

@@ -2,7 +2,7 @@
 # The main job: build cclab, then benchmark all_reduce from 8 B to 64 MiB with the MPI library's
 # own collective and cclab's ring side by side, one rank per core, and write the results file;
 # then calibrate the simulator's description of this machine from it, predict a GPU cluster, and
-# plan a training run on one.
+# plan a training run on one; with the GUI built, draw the measurement over the predictions.
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cclab_build
 
@@ -24,3 +24,10 @@ build/sim/ccsim collective all_reduce --cluster dgx-h100 --nodes 4 -b 8 -e 64M -
 echo
 echo "== ccsim plan: the fastest layouts of GPT-3 175B on 1,024 A100s that fit in memory"
 build/sim/ccsim plan --model gpt3-175b --cluster dgx-a100 --nodes 128 --global-batch 1536 --seq 2048 --top 5
+
+if [ -x build/gui/ccplan ] && [ -f "$fitted" ]; then
+  png="results/local/$(hostname)-all_reduce.png"
+  echo
+  echo "== ccplan --render: the measurement over the calibrated predictions, drawn into $png"
+  build/gui/ccplan --render "$out" --cluster "$fitted" --collective all_reduce -o "$png" && echo "wrote $png"
+fi

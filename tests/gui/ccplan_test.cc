@@ -222,6 +222,11 @@ class CcplanTest : public QObject {
     // A measured point's bandwidth is the file's (mean over repeats): check one against the file.
     QXYSeries* measured = xySeries(c->chartViews()[0], "sweep_np2 (mpi native, 2 ranks)");
     QVERIFY(measured->count() > 5);
+    // Beside each measured series, its rows' predictions (ccsim validate's), one per size.
+    QXYSeries* predictedForIt = xySeries(c->chartViews()[0], "predicted: sweep_np2 (mpi native, 2 ranks)");
+    QVERIFY(predictedForIt);
+    QCOMPARE(predictedForIt->count(), measured->count());
+    QCOMPARE(predictedForIt->at(0).x(), measured->at(0).x());
     QVERIFY(c->csv().contains("size_bytes"));
     // nccl-tests logs open the same way: a one-GPU H100 log (busbw is 0 with one rank, so algbw).
     selectData(w.settingsPanel()->cluster(), "dgx-h100");
