@@ -56,14 +56,10 @@ QString PlannerView::run(const sim::TrainingSettings& base) {
   table_->setRowCount(0);
   QString problem;
   try {
-    if (!base.globalBatch) throw InputError("the planner needs a global batch");
-    const sim::Cluster cluster = base.loadClusterShape();
-    sim::TrainConfig config = base.config(cluster);
-    const sim::ModelCard model = base.loadModelCard();
-    if (model.architecture != sim::Architecture::Given && !base.seq) config.seq = model.maxPositions;
-    sim::TrainingPricer pricer(sim::jobCluster(cluster, config.gpus));
+    const sim::PlanningInputs in = sim::planningInputs(base);
+    sim::TrainingPricer pricer(in.job);
     const auto start = std::chrono::steady_clock::now();
-    const sim::PlanResult result = sim::plan(model, config, pricer, {top_->value(), maxMicroBatch_->value()});
+    const sim::PlanResult result = sim::plan(in.model, in.base, pricer, {top_->value(), maxMicroBatch_->value()});
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     summary_->setText(tr("Explored %1 layouts in %2 ms: %3 do not divide, %4 do not fit, %5 fit.%6")
                           .arg(result.explored).arg(ms, 0, 'f', 1).arg(result.notDividing).arg(result.notFitting).arg(result.fitting)

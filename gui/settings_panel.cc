@@ -134,10 +134,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   auto notify = [this] {
     if (!quiet_) emit changed();
   };
-  for (QComboBox* box : {model_, precision_, optimizer_, sharding_, recompute_, schedule_, offload_, offloadDevice_}) {
+  for (QComboBox* box : {model_, cluster_, precision_, optimizer_, sharding_, recompute_, schedule_, offload_, offloadDevice_}) {
     connect(box, &QComboBox::currentIndexChanged, this, notify);
   }
-  connect(cluster_, &QComboBox::currentIndexChanged, this, &SettingsPanel::clusterChosen);
   for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_}) connect(box, &QSpinBox::valueChanged, this, notify);
   for (QDoubleSpinBox* box : {tokensB_, frameworkGiB_}) connect(box, &QDoubleSpinBox::valueChanged, this, notify);
   for (QCheckBox* box : {flash_, sequenceParallel_, overlap_}) connect(box, &QCheckBox::toggled, this, notify);
@@ -159,12 +158,6 @@ void SettingsPanel::selectData(QComboBox* box, const QString& data, const QStrin
     box->setItemData(index, data, Qt::ToolTipRole);
   }
   box->setCurrentIndex(index);
-}
-
-void SettingsPanel::clusterChosen() {
-  // A preset describes one node; the job's GPU count stays what the user chose (ccsim scales the
-  // cluster to whole nodes), so only a cluster that cannot hold it changes nothing here.
-  if (!quiet_) emit changed();
 }
 
 void SettingsPanel::addModel(const QString& path) { selectData(model_, path); }

@@ -45,7 +45,6 @@ class SettingsPanel : public QWidget {
 
  private:
   void selectData(QComboBox* box, const QString& data, const QString& label = {});
-  void clusterChosen();
 
   sim::TrainingSettings kept_;  // settings the form does not show (deepspeed, params, nodes): kept as loaded
   QComboBox *model_, *cluster_, *precision_, *optimizer_, *sharding_, *recompute_, *schedule_, *offload_, *offloadDevice_;

@@ -179,54 +179,53 @@ void SweepView::redraw() {
     }
   }
 
-  auto* time = new QChart;
-  time->setTitle(tr("Step time and MFU across %1").arg(a.label));
-  auto* tx = xAxis(a, values_);
-  time->addAxis(tx, Qt::AlignBottom);
-  auto* seconds = new QValueAxis;
-  seconds->setTitleText(tr("step time (s)"));
-  seconds->setLabelFormat("%.3g");
-  time->addAxis(seconds, Qt::AlignLeft);
+  // Both charts: the swept setting along x, a value axis from 0 to a little above `top` on the left.
+  struct Chart {
+    QChart* chart;
+    QAbstractAxis* x;
+    QValueAxis* y;
+    void add(QXYSeries* s, QAbstractAxis* yAxis = nullptr) {
+      chart->addSeries(s);
+      s->attachAxis(x);
+      s->attachAxis(yAxis ? yAxis : y);
+    }
+  };
+  auto newChart = [&](const QString& title, const QString& yTitle, double top) {
+    Chart c{new QChart, xAxis(a, values_), new QValueAxis};
+    c.chart->setTitle(title);
+    c.chart->addAxis(c.x, Qt::AlignBottom);
+    c.y->setTitleText(yTitle);
+    c.y->setLabelFormat("%.3g");
+    c.y->setRange(0, top > 0 ? top * 1.1 : 1);
+    c.chart->addAxis(c.y, Qt::AlignLeft);
+    return c;
+  };
+
+  double longest = 0;
+  for (const QPointF& p : step) longest = std::max(longest, p.y());
+  Chart time = newChart(tr("Step time and MFU across %1").arg(a.label), tr("step time (s)"), longest);
   auto* percent = new QValueAxis;
   percent->setTitleText(tr("percent"));
   percent->setRange(0, 100);
-  time->addAxis(percent, Qt::AlignRight);
-  auto add = [&](QChart* chart, QLineSeries* s, QAbstractAxis* x, QAbstractAxis* y) {
-    chart->addSeries(s);
-    s->attachAxis(x);
-    s->attachAxis(y);
-  };
-  add(time, lineSeries(tr("step time (s)"), step, 0), tx, seconds);
-  add(time, lineSeries(tr("MFU (%)"), mfu, 1), tx, percent);
-  add(time, lineSeries(tr("pipeline bubble (% of step)"), bubble, 7, true), tx, percent);
-  if (!scaling.empty()) add(time, lineSeries(tr("scaling efficiency (%)"), scaling, 2, true), tx, percent);
-  double longest = 0;
-  for (const QPointF& p : step) longest = std::max(longest, p.y());
-  seconds->setRange(0, longest > 0 ? longest * 1.1 : 1);
-  time_->setChart(time);
+  time.chart->addAxis(percent, Qt::AlignRight);
+  time.add(lineSeries(tr("step time (s)"), step, 0));
+  time.add(lineSeries(tr("MFU (%)"), mfu, 1), percent);
+  time.add(lineSeries(tr("pipeline bubble (% of step)"), bubble, 7, true), percent);
+  if (!scaling.empty()) time.add(lineSeries(tr("scaling efficiency (%)"), scaling, 2, true), percent);
+  time_->setChart(time.chart);
 
-  auto* mem = new QChart;
-  mem->setTitle(tr("Memory per GPU across %1").arg(a.label));
-  auto* mx = xAxis(a, values_);
-  mem->addAxis(mx, Qt::AlignBottom);
-  auto* gib = new QValueAxis;
-  gib->setTitleText(tr("GiB"));
-  gib->setLabelFormat("%.3g");
-  mem->addAxis(gib, Qt::AlignLeft);
-  add(mem, lineSeries(tr("memory per GPU (GiB)"), memory, 4), mx, gib);
+  double top = capacity;
+  for (const QPointF& p : memory) top = std::max(top, p.y());
+  Chart mem = newChart(tr("Memory per GPU across %1").arg(a.label), tr("GiB"), top);
+  mem.add(lineSeries(tr("memory per GPU (GiB)"), memory, 4));
   if (!points_.empty()) {
     std::vector<QPointF> line = {{double(values_.front()), capacity}, {double(values_.back()), capacity}};
     QLineSeries* capacityLine = lineSeries(tr("GPU memory (GiB)"), line, 3, true);
     capacityLine->setPointsVisible(false);
-    add(mem, capacityLine, mx, gib);
+    mem.add(capacityLine);
   }
-  mem->addSeries(overflow);
-  overflow->attachAxis(mx);
-  overflow->attachAxis(gib);
-  double top = capacity;
-  for (const QPointF& p : memory) top = std::max(top, p.y());
-  gib->setRange(0, top > 0 ? top * 1.1 : 1);
-  memory_->setChart(mem);
+  mem.add(overflow);
+  memory_->setChart(mem.chart);
 }
 
 }  // namespace cclab::gui

@@ -35,16 +35,9 @@ std::string table(const PlanResult& r) {
 }
 
 int run(const PlanOptions& o) {
-  const TrainingSettings settings = o.training.settings();
-  if (settings.params) throw InputError("ccsim plan needs the model's shape: give --model, not --params");
-  if (!settings.globalBatch) throw InputError("ccsim plan needs --global-batch");
   if (o.search.top < 1) throw InputError(fmt::format("--top must be at least 1 (got {})", o.search.top));
   if (o.search.maxMicroBatch < 1) throw InputError(fmt::format("--max-micro-batch must be at least 1 (got {})", o.search.maxMicroBatch));
-  const Cluster cluster = settings.loadClusterShape();
-  TrainConfig base = settings.config(cluster);
-  const ModelCard model = settings.loadModelCard();
-  if (model.architecture != Architecture::Given && base.seq == 0) base.seq = model.maxPositions;
-  const Cluster job = jobCluster(cluster, base.gpus);
+  const auto [model, job, base] = planningInputs(o.training.settings());
   TrainingPricer pricer(job);
 
   const auto start = std::chrono::steady_clock::now();

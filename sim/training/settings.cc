@@ -33,6 +33,11 @@ std::string settingNames() {
   return names;
 }
 
+// A transformer trains on its full context unless told otherwise.
+void defaultSequence(TrainConfig& config, const ModelCard& model, const TrainingSettings& settings) {
+  if (model.architecture != Architecture::Given && !settings.seq && config.seq == 0) config.seq = model.maxPositions;
+}
+
 }  // namespace
 
 ModelCard TrainingSettings::loadModelCard() const { return loadModel(model); }
@@ -160,12 +165,22 @@ TrainingRun runTraining(const TrainingSettings& settings) {
   }
   const ModelCard model = settings.loadModelCard();
   run.modelName = model.name;
-  // A transformer trains on its full context unless told otherwise.
-  if (model.architecture != Architecture::Given && !settings.seq && config.seq == 0) config.seq = model.maxPositions;
+  defaultSequence(config, model, settings);
   resolve(config, model, run.job);
   TrainingPricer pricer(run.job);
   run.estimate = estimateTraining(model, config, pricer);
   return run;
+}
+
+PlanningInputs planningInputs(const TrainingSettings& settings) {
+  if (settings.params) throw InputError("ccsim plan needs the model's shape: give --model, not --params");
+  if (!settings.globalBatch) throw InputError("ccsim plan needs --global-batch");
+  const Cluster cluster = settings.loadClusterShape();
+  PlanningInputs in{.model = {}, .job = {}, .base = settings.config(cluster)};
+  in.model = settings.loadModelCard();
+  defaultSequence(in.base, in.model, settings);
+  in.job = jobCluster(cluster, in.base.gpus);
+  return in;
 }
 
 }  // namespace cclab::sim

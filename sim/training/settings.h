@@ -88,4 +88,13 @@ struct TrainingRun {
 };
 TrainingRun runTraining(const TrainingSettings& settings);
 
+// What the layout planner (`ccsim plan`, ccplan's planner) starts from: the model, the job's
+// cluster and the base config, checked as `ccsim plan` checks them (a model shape, a global batch).
+struct PlanningInputs {
+  ModelCard model;
+  Cluster job;
+  TrainConfig base;
+};
+PlanningInputs planningInputs(const TrainingSettings& settings);
+
 }  // namespace cclab::sim
