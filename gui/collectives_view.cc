@@ -14,6 +14,7 @@
 #include <QScatterSeries>
 
 #include "collectives/errors.h"
+#include "collectives/sizes.h"
 #include "gui/chart_builders.h"
 #include "sim/calibrate.h"
 #include "sim/predictor.h"
@@ -24,15 +25,7 @@ namespace {
 
 constexpr double kSmallest = 8, kLargest = 4.0 * (1u << 30);
 
-QString sizeLabel(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 3) {
-    bytes /= 1024;
-    ++u;
-  }
-  return QStringLiteral("%1 %2").arg(bytes, 0, 'g', 4).arg(units[u]);
-}
+QString sizeLabel(double bytes) { return QString::fromStdString(describeBytes(static_cast<std::size_t>(bytes))); }
 
 // A measured series: one file's rows of one implementation, algorithm and rank count.
 struct GroupKey {

@@ -74,18 +74,8 @@ PlanFigures evaluate(const sim::TrainingSettings& settings) {
   return figuresFrom(sim::toJson(run.estimate, run.modelName, run.job));
 }
 
-QString formatDuration(double seconds) {
-  if (seconds >= 2 * 86400) return QStringLiteral("%1 days").arg(seconds / 86400, 0, 'f', 1);
-  if (seconds >= 3600) return QStringLiteral("%1 hours").arg(seconds / 3600, 0, 'f', 1);
-  return QStringLiteral("%1 s").arg(seconds, 0, 'g', 3);
-}
+QString formatDuration(double seconds) { return QString::fromStdString(sim::formatDuration(seconds)); }
 
-QString formatCount(double value) {
-  if (value >= 1e12) return QStringLiteral("%1 T").arg(value / 1e12, 0, 'f', 2);
-  if (value >= 1e9) return QStringLiteral("%1 B").arg(value / 1e9, 0, 'f', 2);
-  if (value >= 1e6) return QStringLiteral("%1 M").arg(value / 1e6, 0, 'f', 2);
-  if (value >= 1e3) return QStringLiteral("%1 k").arg(value / 1e3, 0, 'f', 1);
-  return QString::number(value, 'g', 3);
-}
+QString formatCount(double value) { return QString::fromStdString(sim::formatCount(value)); }
 
 }  // namespace cclab::gui

@@ -41,9 +41,8 @@ PlanFigures figuresFrom(const results::Json& estimate);
 // Runs the simulator (throws InputError as ccsim does) and reads its JSON.
 PlanFigures evaluate(const sim::TrainingSettings& settings);
 
-// "12.3 days", "4.1 hours", "35 s".
+// As ccsim's reports print them (sim/training/report.h).
 QString formatDuration(double seconds);
-// "1.23 M", "456 k".
 QString formatCount(double value);
 
 }  // namespace cclab::gui

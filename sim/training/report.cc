@@ -7,7 +7,9 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-std::string scaled(double value) {  // 174.6 B, 3.2 M
+}  // namespace
+
+std::string formatCount(double value) {
   if (value >= 1e12) return fmt::format("{:.2f} T", value / 1e12);
   if (value >= 1e9) return fmt::format("{:.2f} B", value / 1e9);
   if (value >= 1e6) return fmt::format("{:.2f} M", value / 1e6);
@@ -15,13 +17,11 @@ std::string scaled(double value) {  // 174.6 B, 3.2 M
   return fmt::format("{:.3g}", value);
 }
 
-std::string duration(double seconds) {
+std::string formatDuration(double seconds) {
   if (seconds >= 86400 * 2) return fmt::format("{:.1f} days", seconds / 86400);
   if (seconds >= 3600) return fmt::format("{:.1f} hours", seconds / 3600);
   return fmt::format("{:.1f} s", seconds);
 }
-
-}  // namespace
 
 std::string describeLayout(const TrainConfig& c) {
   std::string s = fmt::format("dp {} x tp {} x pp {}", c.dp, c.tp, c.pp);
@@ -94,7 +94,7 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
     r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, seq {}, {} precision, flash attention {}\n",
                      c.globalBatch, c.microBatch, c.accumulation, c.dp, c.seq, precision, c.flashAttention ? "on" : "off");
   }
-  r += fmt::format("parameters        {} ({:.0f})\n", scaled(e.parameters), e.parameters);
+  r += fmt::format("parameters        {} ({:.0f})\n", formatCount(e.parameters), e.parameters);
   r += fmt::format("memory per GPU    parameters {:.2f} + gradients {:.2f} + optimizer {:.2f} + activations {:.2f} + other {:.2f} = {:.2f} GiB of {:.1f}: {}\n",
                    m.parameters / kGiB, m.gradients / kGiB, m.optimizerStates / kGiB, m.activations / kGiB, m.other / kGiB, m.total / kGiB,
                    m.capacity / kGiB,
@@ -124,16 +124,16 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
                        100 * e.bubbleFraction, 100 * e.bubbleOverIdeal);
     }
     if (e.perSample) {
-      r += fmt::format("throughput        {} samples/s\n", scaled(e.samplesPerSecond));
+      r += fmt::format("throughput        {} samples/s\n", formatCount(e.samplesPerSecond));
     } else {
-      r += fmt::format("throughput        {} tokens/s, {:.4g} samples/s\n", scaled(e.tokensPerSecond), e.samplesPerSecond);
+      r += fmt::format("throughput        {} tokens/s, {:.4g} samples/s\n", formatCount(e.tokensPerSecond), e.samplesPerSecond);
     }
     r += fmt::format("utilisation       MFU {:.1f}%, HFU {:.1f}%\n", 100 * e.mfu, 100 * e.hfu);
     if (e.perSample && e.trainSamples <= 0) {
       r += "to train on       no budget: give --tokens as a number of samples\n";
     } else {
-      r += fmt::format("to train on       {} {}: {}, {} GPU-hours, ${}\n", scaled(e.perSample ? e.trainSamples : e.trainTokens),
-                       e.perSample ? "samples" : "tokens", duration(e.trainSeconds), scaled(e.gpuHours), scaled(e.costUsd));
+      r += fmt::format("to train on       {} {}: {}, {} GPU-hours, ${}\n", formatCount(e.perSample ? e.trainSamples : e.trainTokens),
+                       e.perSample ? "samples" : "tokens", formatDuration(e.trainSeconds), formatCount(e.gpuHours), formatCount(e.costUsd));
     }
   }
   return r;

@@ -11,6 +11,10 @@ namespace cclab::sim {
 
 results::Json toJson(const TrainingEstimate& estimate, const std::string& model, const Cluster& cluster);
 std::string formatReport(const TrainingEstimate& estimate, const std::string& model, const Cluster& cluster);
+// 174.60 B, 3.20 M, 12.50 k: counts (parameters, tokens, GPU-hours, dollars) as reports print them.
+std::string formatCount(double value);
+// "12.3 days", "4.1 hours", "35.0 s".
+std::string formatDuration(double seconds);
 // "dp 8 x tp 8 x pp 16, zero1, 1f1b" and friends, for reports and the planner's table.
 std::string describeLayout(const TrainConfig& config);
 
