@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
   cmp->add_option("--min-samples", compareSettings.minSamples, "samples per side for the U test (fewer: threshold only)")
       ->capture_default_str()->check(CLI::PositiveNumber);
   cmp->add_option("--latency-bytes", latencyBytes, "rows smaller than this are judged on time, not bandwidth")->capture_default_str();
+  cmp->add_option("--time-slack", compareSettings.timeSlackUs, "a time change of at most this many us is no change, whatever its percentage")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmp->add_flag("--either-way", compareSettings.eitherWay, "an improvement past the limits fails too (do two tools measure the same?)");
   cmp->add_option("--ignore", ignore, "fields not to match on, e.g. backend,algo or machine");
   cmp->add_flag("--allow-missing", compareSettings.allowMissing, "a baseline row missing from current is not a failure");
   addOutputs(cmp, outputs);

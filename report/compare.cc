@@ -1,6 +1,7 @@
 #include "report/compare.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -50,9 +51,11 @@ void judge(Comparison& c, const CompareSettings& s) {
     c.pValue = mannWhitneyU(before, after).pValue;
     significant = *c.pValue < s.alpha;
   }
-  // A change must be both large enough to matter and (where testable) unlikely to be noise.
-  if (significant && c.worseningPct > s.thresholdPct) c.status = Status::Regressed;
-  if (significant && c.worseningPct < -s.thresholdPct) c.status = Status::Improved;
+  // A change must be large enough to matter, in percent and in microseconds (clock jitter and
+  // launch overhead are absolute), and (where testable) unlikely to be noise.
+  const bool pastSlack = std::abs(c.currentTimeUs - c.baselineTimeUs) > s.timeSlackUs;
+  if (significant && pastSlack && c.worseningPct > s.thresholdPct) c.status = Status::Regressed;
+  if (significant && pastSlack && c.worseningPct < -s.thresholdPct) c.status = Status::Improved;
 
   std::int64_t wrong = 0;
   for (const LoadedRow* r : c.current) wrong += r->row.wrong.value_or(0);
@@ -76,7 +79,8 @@ int CompareResult::count(Status status) const {
 }
 
 bool CompareResult::failed(const CompareSettings& settings) const {
-  return count(Status::Regressed) > 0 || (!settings.allowMissing && count(Status::Missing) > 0);
+  return count(Status::Regressed) > 0 || (!settings.allowMissing && count(Status::Missing) > 0) ||
+         (settings.eitherWay && count(Status::Improved) > 0);
 }
 
 CompareResult compare(Side baselineSide, Side currentSide, const CompareSettings& settings) {

@@ -20,6 +20,8 @@ struct CompareSettings {
   double alpha = 0.05;                       // significance level of the U test
   std::uint64_t latencyBytes = 64 * 1024;    // smaller rows are judged on time
   int minSamples = 5;                        // per side, for the U test (fewer: the threshold alone)
+  double timeSlackUs = 0;                    // a time change this small is no change, whatever its percentage
+  bool eitherWay = false;                    // an improvement past the limits fails too (two tools, one measure)
   bool allowMissing = false;                 // a baseline row missing from current is not a failure
   std::vector<Field> ignore;                 // fields left out of the match
 };

@@ -16,6 +16,11 @@ std::string changeText(const Comparison& c) {
   if (c.judgedOnTime) {
     return fmt::format("time {:+.1f}% ({:.2f} -> {:.2f} us, {})", c.timeChangePct, c.baselineTimeUs, c.currentTimeUs, method);
   }
+  if (c.baselineBusbwGBps == 0 && c.currentBusbwGBps == 0) {  // one rank: busbw is 0 by definition, algbw says it
+    const std::uint64_t bytes = c.baseline.front()->row.sizeBytes;
+    return fmt::format("algbw {:+.1f}% ({:.2f} -> {:.2f} GB/s, {})", c.busbwChangePct, results::algorithmBandwidthGBps(bytes, c.baselineTimeUs),
+                       results::algorithmBandwidthGBps(bytes, c.currentTimeUs), method);
+  }
   return fmt::format("busbw {:+.1f}% ({:.2f} -> {:.2f} GB/s, {})", c.busbwChangePct, c.baselineBusbwGBps, c.currentBusbwGBps, method);
 }
 
@@ -69,7 +74,13 @@ Line lineOf(const Comparison& c, const CompareSettings& settings) {
       line.outcome = settings.allowMissing ? Outcome::Skipped : Outcome::Failed;
       line.message = "missing from current: " + c.note;
       break;
-    case Status::Improved: line.tone = Tone::Good; break;
+    case Status::Improved:
+      line.tone = settings.eitherWay ? Tone::Bad : Tone::Good;
+      if (settings.eitherWay) {
+        line.outcome = Outcome::Failed;
+        line.message = "better past the limits (--either-way): " + changeText(c);
+      }
+      break;
     case Status::Unchanged:
     case Status::New: break;
   }
@@ -90,21 +101,30 @@ Document compareDocument(const CompareResult& result, const CompareSettings& set
   doc.summaryJson = {{"verdict", doc.failed ? "fail" : "pass"}, {"regressed", regressed}, {"missing", missing},
                      {"unchanged", result.count(Status::Unchanged)}, {"improved", result.count(Status::Improved)},
                      {"new", result.count(Status::New)}, {"worst", nullptr}};
-  if (regressed > 0) {
-    const Comparison& worst = result.rows.front();  // sorted worst first
-    doc.summary += fmt::format("; worst: {}: {}", describe(worst.key), worst.note.empty() ? changeText(worst) : worst.note);
-    doc.summaryJson["worst"] = {{"row", describe(worst.key)}, {"judged", worst.judgedOnTime ? "time" : "busbw"},
-                                {"busbw_change_pct", worst.busbwChangePct}, {"time_change_pct", worst.timeChangePct}};
+  // The row to name: the worst regression, or with --either-way the largest improvement.
+  const Comparison* worst = regressed > 0 ? &result.rows.front() : nullptr;  // sorted worst first
+  if (worst == nullptr && settings.eitherWay) {
+    for (const Comparison& c : result.rows) {
+      if (c.status == Status::Improved && (worst == nullptr || c.worseningPct < worst->worseningPct)) worst = &c;
+    }
+  }
+  if (worst != nullptr) {
+    doc.summary += fmt::format("; worst: {}: {}", describe(worst->key), worst->note.empty() ? changeText(*worst) : worst->note);
+    doc.summaryJson["worst"] = {{"row", describe(worst->key)}, {"judged", worst->judgedOnTime ? "time" : "busbw"},
+                                {"busbw_change_pct", worst->busbwChangePct}, {"time_change_pct", worst->timeChangePct}};
   }
   Json ignored = Json::array();
   for (Field f : settings.ignore) ignored.push_back(kFieldNames[static_cast<std::size_t>(f)]);
   doc.settings = {{"threshold_pct", settings.thresholdPct}, {"alpha", settings.alpha}, {"latency_bytes", settings.latencyBytes},
-                  {"min_samples", settings.minSamples},     {"allow_missing", settings.allowMissing}, {"ignore", ignored}};
+                  {"min_samples", settings.minSamples},     {"allow_missing", settings.allowMissing}, {"ignore", ignored},
+                  {"time_slack_us", settings.timeSlackUs},  {"either_way", settings.eitherWay}};
 
   Table table;
   table.key = "rows";
-  table.title = fmt::format("Rows, worst first (busbw judged from {}, time below it; threshold {}%, U test at alpha {} with {}+ samples a side)",
-                            describeBytes(settings.latencyBytes), settings.thresholdPct, settings.alpha, settings.minSamples);
+  table.title = fmt::format("Rows, worst first (busbw judged from {}, time below it; threshold {}%{}{}, U test at alpha {} with {}+ samples a side)",
+                            describeBytes(settings.latencyBytes), settings.thresholdPct,
+                            settings.timeSlackUs > 0 ? fmt::format(" and {} us", settings.timeSlackUs) : "",
+                            settings.eitherWay ? " either way" : "", settings.alpha, settings.minSamples);
   table.testCases = true;
   table.columns = {
       {"status", "status", Shown::Everywhere, false},

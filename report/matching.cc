@@ -116,7 +116,7 @@ std::string describe(const Key& key) {
   if (known(Field::DataType)) text += " " + at(key, Field::DataType);
   if (known(Field::Op) && !at(key, Field::Op).empty()) text += " " + at(key, Field::Op);
   if (known(Field::Backend) || known(Field::Algo)) text += ", " + at(key, Field::Backend) + "/" + at(key, Field::Algo);
-  if (known(Field::Ranks)) text += ", " + at(key, Field::Ranks) + " ranks";
+  if (known(Field::Ranks)) text += ", " + at(key, Field::Ranks) + (at(key, Field::Ranks) == "1" ? " rank" : " ranks");
   if (known(Field::Size)) {
     // Exact: 4092 B (an all_gather rounded to 3 ranks' blocks) is not "4.0 KiB".
     const std::uint64_t bytes = std::stoull(at(key, Field::Size));

@@ -33,7 +33,8 @@ class NcclCommunicator final : public Communicator {
   int rank() const override { return firstRank_; }
   int size() const override { return size_; }
   int localRanks() const override { return static_cast<int>(comms_.size()); }
-  std::string algorithm(Collective) const override { return "native"; }
+  // NCCL picks ring, tree, NVLS, ... per call and does not say: "auto", as nccl-tests imports are labelled.
+  std::string algorithm(Collective) const override { return "auto"; }
   void run(Collective collective, const CollectiveArgs& args) override;
   void runLocal(Collective collective, std::span<const CollectiveArgs> args) override;
 

@@ -115,6 +115,51 @@ TEST(Compare, SmallRowsAreJudgedOnTime) {
   EXPECT_EQ(c.status, Status::Regressed);
 }
 
+// --time-slack: a small row 0.8 us slower (10%) is no change under a 1 us slack, 1.5 us slower is;
+// a 64 MiB row 2% slower stays unchanged, 4% slower regresses (the slack is no excuse there).
+TEST(Compare, TimeSlackIsAnAbsoluteNoiseFloor) {
+  const auto dir = scratch();
+  const auto before = write(dir, "before.json", {row(Collective::AllReduce, 1024, 8), row(Collective::AllReduce, 2048, 8),
+                                                 row(Collective::AllReduce, 64 * kMiB, 100), row(Collective::AllGather, 64 * kMiB, 100)});
+  const auto after = write(dir, "after.json", {row(Collective::AllReduce, 1024, 8.8), row(Collective::AllReduce, 2048, 9.5),
+                                               row(Collective::AllReduce, 64 * kMiB, 102), row(Collective::AllGather, 64 * kMiB, 104)});
+  CompareSettings s;
+  s.thresholdPct = 3;
+  EXPECT_EQ(compareFiles(before, after, s).count(Status::Regressed), 3);  // 10%, 18.75%, 4%: no slack
+  s.timeSlackUs = 1;
+  const CompareResult r = compareFiles(before, after, s);
+  EXPECT_EQ(r.count(Status::Regressed), 2);
+  EXPECT_EQ(r.count(Status::Unchanged), 2);
+  for (const Comparison& c : r.rows) {
+    const results::Row& base = c.baseline.front()->row;
+    const bool regressed = base.sizeBytes == 2048 || base.collective == Collective::AllGather;
+    EXPECT_EQ(c.status, regressed ? Status::Regressed : Status::Unchanged) << describe(c.key);
+  }
+  EXPECT_NE(compareDocument(r, s).summary.find("worst: all_reduce float sum, mpi/native, 4 ranks, 2 KiB, out of place: time +18.8%"), std::string::npos)
+      << compareDocument(r, s).summary;
+}
+
+// --either-way: two tools that should measure the same thing; 5% faster fails like 5% slower, and
+// at one rank (busbw 0) the summary speaks of algbw.
+TEST(Compare, EitherWayFailsOnImprovementsToo) {
+  const auto dir = scratch();
+  const auto before = write(dir, "before.json", {row(Collective::AllReduce, 64 * kMiB, 100, {}, "nccl", "auto", 1)});
+  const auto after = write(dir, "after.json", {row(Collective::AllReduce, 64 * kMiB, 95, {}, "nccl", "auto", 1)});
+  CompareSettings s;
+  s.thresholdPct = 3;
+  const CompareResult oneWay = compareFiles(before, after, s);
+  EXPECT_EQ(oneWay.count(Status::Improved), 1);
+  EXPECT_FALSE(oneWay.failed(s));
+  s.eitherWay = true;
+  const CompareResult r = compareFiles(before, after, s);
+  EXPECT_TRUE(r.failed(s));
+  const Document doc = compareDocument(r, s);
+  EXPECT_TRUE(doc.failed);
+  EXPECT_EQ(doc.summary, "FAIL: 0 regressed, 0 missing, 0 unchanged, 1 improved, 0 new; worst: all_reduce float sum, nccl/auto, 1 rank, "
+                         "64 MiB, out of place: algbw +5.3% (671.09 -> 706.41 GB/s, threshold)");
+  EXPECT_EQ(doc.tables.at(0).lines.at(0).outcome, Outcome::Failed);
+}
+
 TEST(Compare, WrongResultsAreARegression) {
   const auto dir = scratch();
   results::Row bad = row(Collective::AllReduce, kMiB, 100);
