@@ -32,6 +32,8 @@ class Backend {
   virtual std::unique_ptr<Checker> checker(const CheckSpec& spec, int local) = 0;
   // Whether this backend can run `dtype` here (NCCL's fp8 needs NCCL 2.24 and compute capability 9.0).
   virtual bool supports(DataType) const { return true; }
+  // Whether it can reduce `dtype` with `op` (NCCL 2.28 refuses avg on fp8: ncclInvalidArgument).
+  virtual bool supports(DataType, ReduceOp) const { return true; }
   // Whether an in-place run of `collective` leaves a checkable result (NCCL's in-place alltoall
   // and sendrecv read and write one buffer at once: nccl-tests reports N/A for them).
   virtual bool checksInPlace(Collective) const { return true; }
@@ -45,8 +47,14 @@ class Backend {
   virtual void beginCapture() {}
   virtual void endCapture() {}
   virtual void replay() {}
+  // After the replays: the graphs go before the buffers they captured do (as nccl-tests does).
+  virtual void releaseCapture() {}
+  // -m: the m collectives of one iteration are launched as one group (ncclGroupStart/End).
+  virtual void beginGroup() {}
+  virtual void endGroup() {}
   // -I: a CUDA event per timed iteration; times between consecutive events, in microseconds
   // (the slowest of this process's GPUs).
+  virtual void prepareIterations(int /*iterations*/) {}  // before timing: no event is created in the timed loop
   virtual void recordIteration(int /*index*/) {}
   virtual std::vector<double> iterationTimesUs(int /*iterations*/) { return {}; }
   // A hang was detected: make the library give up (ncclCommAbort) before the process exits.

@@ -85,6 +85,9 @@ struct LocalCall {
 class Driver {
  public:
   explicit Driver(const Options& options);
+  // The watchdog outlives the backends (it is declared first): a hang while they are destroyed
+  // must not call into them, only end the process.
+  ~Driver() { watchdog_.onTimeout({}); }
   int run();
 
  private:
@@ -94,6 +97,8 @@ class Driver {
   Row measure(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
               std::size_t count, bool inPlace, int repeat);
   void combine(double* values, int n) const;  // across processes, as -a says
+  // The ops of `collective` that every backend can reduce `dtype` with (none: {nullopt}).
+  std::vector<std::optional<ReduceOp>> opsFor(Collective collective, DataType dtype) const;
   void runTest(Backend& backend, Collective collective, std::vector<Row>& rows);
   void printSideBySide(Collective collective, const std::vector<std::vector<Row>>& perBackend) const;
   void progress(const Row& row);
@@ -141,6 +146,16 @@ Driver::Driver(const Options& options)
     const bool everywhere = std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(t); });
     if (everywhere) dtypes_.push_back(t);
     else if (!options.allDtypes) throw InputError(fmt::format("-d {}: not supported here (NCCL's fp8 needs NCCL 2.24 and GPUs of compute capability 9.0 or later)", name(t)));
+  }
+  // A pair asked for by name that a backend cannot reduce is an error; within -d all or a list
+  // of ops it is left out (opsFor below).
+  for (DataType t : dtypes_) {
+    for (ReduceOp op : options.ops) {
+      const bool everywhere = std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(t, op); });
+      if (!everywhere && !options.allDtypes && options.ops.size() == 1) {
+        throw InputError(fmt::format("-d {} -o {}: not supported here (NCCL does not reduce fp8 with avg)", name(t), name(op)));
+      }
+    }
   }
   checkForRanks(options, size_);
   for (auto& backend : backends_) backend->checkMemory(std::max<std::size_t>(options.sweep.maxBytes, 1));
@@ -292,12 +307,12 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
     }
     return args;
   };
-  auto runOnce = [&](int iteration) {
-    comm.runLocal(collective, argsAt(iteration));
-    if (options_.blocking > 0) {  // nccl-tests's -z: wait for each collective (and barrier with 1)
-      backend.synchronize();
-      if (options_.blocking == 1) MPI_Barrier(MPI_COMM_WORLD);
-    }
+  auto runOnce = [&](int iteration) { comm.runLocal(collective, argsAt(iteration)); };
+  // nccl-tests's -z: wait for each timed iteration's collectives (and barrier with 1).
+  auto completeIteration = [&] {
+    if (options_.blocking == 0) return;
+    backend.synchronize();
+    if (options_.blocking == 1) MPI_Barrier(MPI_COMM_WORLD);
   };
 
   watchdog_.describe(fmt::format("{} {} {} {} {}", backend.name(), name(collective), name(dtype),
@@ -322,13 +337,18 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   const int launches = std::max(options_.graphLaunches, 1);
   const bool eventTiming = backend.onGpu() && options_.perIterTiming && options_.graphLaunches == 0;
   std::vector<double> iterUs(static_cast<std::size_t>(options_.iters), 0.0);
+  if (eventTiming) backend.prepareIterations(options_.iters);
+  const bool group = backend.onGpu() && aggregate > 1;  // nccl-tests launches the m as one group
   if (options_.graphLaunches > 0) backend.beginCapture();
   MPI_Barrier(MPI_COMM_WORLD);
   Clock::time_point start = Clock::now();
   for (int i = 0; i < options_.iters; ++i) {
     if (eventTiming) backend.recordIteration(i);
     const Clock::time_point t0 = Clock::now();
+    if (group) backend.beginGroup();
     for (int a = 0; a < aggregate; ++a) runOnce(i * aggregate + a);
+    if (group) backend.endGroup();
+    completeIteration();
     if (!backend.onGpu()) {  // CPU collectives are done when they return: time each iteration
       iterUs[static_cast<std::size_t>(i)] = seconds(Clock::now() - t0) * 1e6 / aggregate;
       watchdog_.kick();
@@ -344,6 +364,7 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   backend.synchronize();
   const double totalUs = seconds(Clock::now() - start) * 1e6;
   watchdog_.kick();
+  if (options_.graphLaunches > 0) backend.releaseCapture();
   double meanUs = totalUs / (static_cast<double>(options_.iters) * aggregate * launches);
   combine(&meanUs, 1);
   if (backend.onGpu()) {
@@ -393,7 +414,7 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   row.root = root;
   row.inPlace = inPlace;
   row.sizeBytes = bytesForCount(collective, count, dtype, size_);
-  row.count = row.sizeBytes / elementSize;
+  row.count = count;  // nccl-tests's count column: the count passed to the collective
   row.nranks = size_;
   row.repeat = repeat;
   row.iters = options_.iters;
@@ -438,7 +459,7 @@ void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& 
   double busbwSum = 0;
   int busbwCount = 0;
   for (DataType dtype : dtypes_) {
-    for (std::optional<ReduceOp> op : opsFor(options_, collective)) {
+    for (std::optional<ReduceOp> op : opsFor(collective, dtype)) {
       for (int root : roots) {
         for (int repeat = 0; repeat < options_.repeats; ++repeat) {
           for (std::size_t bytes : sizes_) {
@@ -525,12 +546,21 @@ results::RunInfo Driver::runInfo() const {
   return run;
 }
 
+std::vector<std::optional<ReduceOp>> Driver::opsFor(Collective collective, DataType dtype) const {
+  std::vector<std::optional<ReduceOp>> ops;
+  for (std::optional<ReduceOp> op : bench::opsFor(options_, collective)) {
+    if (!op || std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(dtype, *op); })) ops.push_back(op);
+  }
+  return ops;
+}
+
 int Driver::run() {
   for (std::size_t c = 0; c < options_.collectives.size(); ++c) {
     const Collective collective = options_.collectives[c];
     const std::size_t roots = hasRoot(collective) && options_.root < 0 ? static_cast<std::size_t>(size_) : 1;
-    totalRows_ += backends_.size() * dtypes_.size() * opsFor(options_, collective).size() * roots *
-                  static_cast<std::size_t>(options_.repeats) * sizes_.size();
+    for (DataType dtype : dtypes_) {
+      totalRows_ += backends_.size() * opsFor(collective, dtype).size() * roots * static_cast<std::size_t>(options_.repeats) * sizes_.size();
+    }
   }
   out(fmt::format("# ccbench version {} (cclab commit {}); {}\n", version(), gitCommit(), mpiVersion_));
   const bool gpu = std::any_of(backends_.begin(), backends_.end(), [](const auto& b) { return b->onGpu(); });

@@ -71,7 +71,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("-o,--op", op, "sum prod min max avg, a comma list, or all")->capture_default_str();
   app.add_option("-r,--root", o.root, "root rank of broadcast/reduce/gather/scatter (-1: every root)")->capture_default_str();
   app.add_option("-a,--average", average, "combine per-rank times: 0 rank 0, 1 mean, 2 min, 3 max")->capture_default_str();
-  app.add_option("-z,--blocking", o.blocking, "wait for every collective to finish (timed): 1 and then barrier, 2 without")
+  app.add_option("-z,--blocking", o.blocking, "wait for each timed iteration's collectives to finish: 1 and then barrier, 2 without")
       ->capture_default_str();
   app.add_option("-I,--per_iter_timing", perIter, "1: time every iteration on GPUs with CUDA events (CPU: always)")->capture_default_str();
   app.add_option("-N,--run_cycles", o.repeats, "run the sweep this many times")->capture_default_str();

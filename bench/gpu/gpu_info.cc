@@ -2,6 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "collectives/cuda/cuda_error.h"
@@ -21,6 +25,7 @@ class Nvml {
     driverVersion_ = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(lib_, "nvmlSystemGetDriverVersion"));
     byBusId_ = reinterpret_cast<int (*)(const char*, void**)>(dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
     linkState_ = reinterpret_cast<int (*)(void*, unsigned, int*)>(dlsym(lib_, "nvmlDeviceGetNvLinkState"));
+    p2pStatus_ = reinterpret_cast<int (*)(void*, void*, int, int*)>(dlsym(lib_, "nvmlDeviceGetP2PStatus"));
     ready_ = init_ && shutdown_ && driverVersion_ && byBusId_ && linkState_ && init_() == 0;
   }
   ~Nvml() {
@@ -44,6 +49,16 @@ class Nvml {
     }
     return active;
   }
+  // Whether the two GPUs reach each other over NVLink (a direct link or NVSwitch), as NVML says;
+  // nullopt when it cannot say.
+  std::optional<bool> nvlinkBetween(const std::string& busA, const std::string& busB) const {
+    void *a = nullptr, *b = nullptr;
+    if (!ready_ || p2pStatus_ == nullptr || byBusId_(busA.c_str(), &a) != 0 || byBusId_(busB.c_str(), &b) != 0) return std::nullopt;
+    constexpr int kCapsNvlink = 2;  // NVML_P2P_CAPS_INDEX_NVLINK
+    int status = -1;
+    if (p2pStatus_(a, b, kCapsNvlink, &status) != 0) return std::nullopt;
+    return status == 0;  // NVML_P2P_STATUS_OK
+  }
 
  private:
   void* lib_ = nullptr;
@@ -53,6 +68,7 @@ class Nvml {
   int (*driverVersion_)(char*, unsigned) = nullptr;
   int (*byBusId_)(const char*, void**) = nullptr;
   int (*linkState_)(void*, unsigned, int*) = nullptr;
+  int (*p2pStatus_)(void*, void*, int, int*) = nullptr;  // optional
 };
 
 std::string cudaVersionText(int code) { return fmt::format("{}.{}", code / 1000, code % 1000 / 10); }
@@ -83,20 +99,24 @@ results::Json describeGpuSystem() {
                           {"links", results::Json::array()}};
   const int n = cudaDeviceCountOrZero();
   std::vector<int> nvlinks(static_cast<std::size_t>(n), -1);
+  std::vector<std::string> busIds(static_cast<std::size_t>(n));
   for (int g = 0; g < n; ++g) {
     char busId[32] = {};
     cudaDeviceGetPCIBusId(busId, sizeof(busId), g);
+    busIds[static_cast<std::size_t>(g)] = busId;
     nvlinks[static_cast<std::size_t>(g)] = nvml.activeNvLinks(busId);
     system["gpus"].push_back({{"index", g}, {"name", gpuName(g)}, {"pci_bus_id", busId},
                               {"active_nvlinks", nvlinks[static_cast<std::size_t>(g)] < 0 ? results::Json() : results::Json(nvlinks[static_cast<std::size_t>(g)])}});
   }
-  // A pair that can access each other's memory does so over NVLink when both have active links
-  // (NVSwitch systems, direct links), else over PCIe; without peer access, through host memory.
+  // A pair that can access each other's memory does so over NVLink when NVML says the pair has
+  // one (a bridge joins only its two GPUs), else over PCIe; without peer access, through host
+  // memory. Without NVML's answer: NVLink when both GPUs have active links (NVSwitch systems).
   for (int a = 0; a < n; ++a) {
     for (int b = a + 1; b < n; ++b) {
       int peer = 0;
       cudaDeviceCanAccessPeer(&peer, a, b);
-      const bool nvlink = nvlinks[static_cast<std::size_t>(a)] > 0 && nvlinks[static_cast<std::size_t>(b)] > 0;
+      const bool nvlink = nvml.nvlinkBetween(busIds[static_cast<std::size_t>(a)], busIds[static_cast<std::size_t>(b)])
+                              .value_or(nvlinks[static_cast<std::size_t>(a)] > 0 && nvlinks[static_cast<std::size_t>(b)] > 0);
       system["links"].push_back({{"gpus", {a, b}}, {"type", peer ? (nvlink ? "NVLink" : "PCIe") : "host"}});
     }
   }

@@ -3,13 +3,15 @@
 // A Device whose buffers live in one GPU's memory and whose copies and reductions run as CUDA work
 // on one stream, in the order they are asked for. Nothing waits for that work until
 // synchronize(): cclab's algorithms run unchanged (a CUDA transport synchronises where a peer is
-// about to read). Each allocation can be exported to other processes as a CUDA IPC handle.
+// about to read). Each allocation can be exported to other processes as a CUDA IPC handle; an
+// exported allocation is freed only when the device is destroyed (peers may still map it).
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "collectives/device.h"
 
@@ -55,6 +57,7 @@ class CudaDevice final : public Device {
   int gpu_;
   cudaStream_t stream_ = nullptr;
   std::map<const char*, Allocation> allocations_;  // by base address
+  std::vector<void*> retired_;  // released after export: freed by the destructor, when no peer maps them
   std::uint64_t nextSerial_ = 1;
 };
 

@@ -1,5 +1,6 @@
 #include "collectives/mpi/cuda_ipc_transport.h"
 
+#include <exception>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@ namespace {
 
 constexpr int kDescriptorTag = 1;  // one tag per direction: messages between a pair match in order
 constexpr int kAckTag = 2;
+static_assert(sizeof(cudaIpcMemHandle_t) == 64, "the descriptor is the 64-byte handle and four 8-byte numbers");
 
 }  // namespace
 
@@ -21,7 +23,12 @@ CudaIpcTransport::CudaIpcTransport(MPI_Comm comm, CudaDevice& device) : device_(
 }
 
 CudaIpcTransport::~CudaIpcTransport() {
+  cudaSetDevice(device_.gpu());
   for (auto& [key, base] : opened_) cudaIpcCloseMemHandle(base);
+  // Peers free their exported memory after this (CudaDevice's destructor): wait until every rank
+  // has closed its mappings. Not while an error unwinds: the other ranks may never come, and the
+  // error's MPI_Abort ends them anyway.
+  if (std::uncaught_exceptions() == 0) MPI_Barrier(comm_);
   MPI_Comm_free(&comm_);
 }
 
@@ -61,6 +68,7 @@ const char* CudaIpcTransport::peerMemory(int peer, const Descriptor& d) {
   if (peer == rank_) return reinterpret_cast<const char*>(d.address);  // a process cannot open its own handle
   auto [it, inserted] = opened_.try_emplace({peer, d.serial}, nullptr);
   if (inserted) {
+    CCLAB_CUDA(cudaSetDevice(device_.gpu()));  // the mapping goes into the current device's address space
     void* base = nullptr;
     const cudaError_t status = cudaIpcOpenMemHandle(&base, d.handle, cudaIpcMemLazyEnablePeerAccess);
     if (status != cudaSuccess) {

@@ -1,5 +1,7 @@
 #include "collectives/nccl/nccl_communicator.h"
 
+#include <exception>
+
 #include <fmt/format.h>
 
 #include "collectives/cuda/cuda_error.h"
@@ -71,10 +73,19 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpiComm, std::span<CudaDevice* const
 }
 
 NcclCommunicator::~NcclCommunicator() {
+  std::lock_guard lock(abortMutex_);
+  if (aborted_) return;  // ncclCommAbort freed them
+  // ncclCommDestroy waits for the peers; while an error unwinds they may never come.
+  const bool unwinding = std::uncaught_exceptions() > 0;
   for (ncclComm_t comm : comms_) {
-    if (comm != nullptr) ncclCommDestroy(comm);
+    if (comm == nullptr) continue;
+    if (unwinding) ncclCommAbort(comm);
+    else ncclCommDestroy(comm);
   }
 }
+
+void NcclCommunicator::groupStart() { CCLAB_NCCL(ncclGroupStart()); }
+void NcclCommunicator::groupEnd() { CCLAB_NCCL(ncclGroupEnd()); }
 
 void NcclCommunicator::run(Collective collective, const CollectiveArgs& args) {
   runLocal(collective, std::span<const CollectiveArgs>(&args, 1));
@@ -171,7 +182,12 @@ bool NcclCommunicator::streamsIdle() {
     if (status == cudaErrorNotReady) {
       idle = false;
       ncclResult_t asyncError = ncclSuccess;
-      CCLAB_NCCL(ncclCommGetAsyncError(comms_[i], &asyncError));
+      {
+        // The -T watchdog may abort (and so free) the communicators from its thread meanwhile.
+        std::lock_guard lock(abortMutex_);
+        if (aborted_) throw NcclError("the communicators were aborted (-T timeout)");
+        CCLAB_NCCL(ncclCommGetAsyncError(comms_[i], &asyncError));
+      }
       if (asyncError != ncclSuccess && asyncError != ncclInProgress) {
         abort();
         ncclCheck(asyncError, "NCCL asynchronous error");
@@ -183,10 +199,14 @@ bool NcclCommunicator::streamsIdle() {
   return idle;
 }
 
+// Safe from any thread, once: the handles stay as they are (another thread may be reading them)
+// and aborted_ tells everyone they are gone.
 void NcclCommunicator::abort() {
-  for (ncclComm_t& comm : comms_) {
+  std::lock_guard lock(abortMutex_);
+  if (aborted_) return;
+  aborted_ = true;
+  for (ncclComm_t comm : comms_) {
     if (comm != nullptr) ncclCommAbort(comm);
-    comm = nullptr;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,8 +46,11 @@ class NcclCommunicator final : public Communicator {
   void synchronize() {
     synchronize([] {});
   }
-  // Aborts every local communicator: what a timeout does to a hung collective.
+  // Aborts every local communicator: what a timeout does to a hung collective. Any thread.
   void abort();
+  // NCCL's group around several collectives: launched as one (nccl-tests's -m agg iters).
+  static void groupStart();
+  static void groupEnd();
 
   // "2.28.9" of the library loaded at run time.
   static std::string libraryVersion();
@@ -57,6 +61,8 @@ class NcclCommunicator final : public Communicator {
 
   std::vector<CudaDevice*> devices_;
   std::vector<ncclComm_t> comms_;
+  std::mutex abortMutex_;  // abort() (the watchdog's thread) against the polling thread's use of comms_
+  bool aborted_ = false;
   int firstRank_ = 0;
   int size_ = 1;
 };

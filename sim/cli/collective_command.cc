@@ -77,7 +77,7 @@ int run(const CollectiveOptions& o) {
       row.root = hasRoot(collective) ? o.root : -1;
       row.inPlace = inPlace;
       row.sizeBytes = size;
-      row.count = size / sizeOf(dtype);
+      row.count = count;
       row.nranks = ranks;
       row.timeUs = p.timeUs;
       row.algbwGBps = results::algorithmBandwidthGBps(size, p.timeUs);

@@ -1,16 +1,24 @@
-// Exits 0 when this machine has a usable GPU and 77 (CTest's "skipped") when it has none, so the
-// GPU tests report themselves skipped, not passed, on machines without one.
+// Exits 0 when this machine has a usable GPU (printing how many), 77 (CTest's "skipped") when it
+// has none, and 1 when it has an NVIDIA driver but CUDA cannot use it (a driver older than the
+// toolkit, a broken install): a GPU machine that cannot run the GPU tests fails them, it does not
+// skip them.
+
+#include <cuda_runtime.h>
 
 #include <cstdio>
-
-#include "collectives/cuda/cuda_error.h"
+#include <filesystem>
 
 int main() {
-  const int gpus = cclab::cudaDeviceCountOrZero();
-  if (gpus == 0) {
-    std::puts("no GPU: skipped");
-    return 77;
+  int gpus = 0;
+  const cudaError_t status = cudaGetDeviceCount(&gpus);
+  if (status == cudaSuccess && gpus > 0) {
+    std::printf("%d\n", gpus);
+    return 0;
   }
-  std::printf("%d\n", gpus);
-  return 0;
+  if (std::filesystem::exists("/proc/driver/nvidia/version")) {
+    std::printf("an NVIDIA driver is loaded but CUDA finds no usable GPU: %s (%s)\n", cudaGetErrorName(status), cudaGetErrorString(status));
+    return 1;
+  }
+  std::puts("no GPU: skipped");
+  return 77;
 }
