@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Everything issue 5 asks of a GPU machine, in one script (docs/gpu.md, "On a GPU machine"):
+#   build    configure without the GUI and build into build-gpu/
+#   test     the GPU tests (exact results of every collective x datatype x op, NCCL and cclab's
+#            CUDA ring with 1-4 processes sharing GPU 0)
+#   measure  NCCL at 1 rank, 8 B - 4 GiB, for the five collectives nccl-tests was run with; cclab's
+#            CUDA ring with 2, 4 and 8 processes sharing GPU 0; the reduce kernel vs cudaMemcpy
+#   check    ccbench's NCCL numbers against nccl-tests's from the same kind of machine
+#            (tests/data/nccl-tests-h100): algbw within 3% from 32 MiB, time within 1 us below
+#
+# Usage: scripts/gpu_measure.sh <machine-name> [build|test|measure|check|all]...   (default: all)
+# Results land in results/<machine-name>/ and the logs in results/<machine-name>/logs/; with
+# $OUT set (the device machine), the lot is also packed into $OUT/gpu-results.tgz.
+# Exit code: 0 all passed, 1 a test or check failed, 2 bad usage or no GPU.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+machine=${1:-}
+if [ -z "$machine" ] || [[ "$machine" == -* || "$machine" == */* ]]; then
+  echo "usage: $0 <machine-name> [build|test|measure|check|all]..." >&2
+  exit 2
+fi
+shift
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(all)
+for s in "${steps[@]}"; do
+  case $s in build|test|measure|check|all) ;; *) echo "$0: unknown step '$s' (build, test, measure, check, all)" >&2; exit 2 ;; esac
+done
+
+out="results/$machine"
+logs="$out/logs"
+build=${CCLAB_GPU_BUILD_DIR:-build-gpu}  # another folder for a second configuration
+mkdir -p "$logs"
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+mpirun=(mpirun --oversubscribe --bind-to none)
+status=0
+
+wants() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] || [ "$s" = all ] && return 0; done; return 1; }
+note() { echo "== $*" | tee -a "$logs/summary.txt"; }
+
+pack() {  # on the device machine: everything back in one file, whatever happened
+  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" "$out" && echo "packed $out into \$OUT/gpu-results.tgz"
+}
+trap pack EXIT
+
+if wants build; then
+  note "build ($(nvcc --version 2>/dev/null | tail -1))"
+  # sm_90 only: the H100/H200 this runs on; a shorter build than the default sm_80+sm_90.
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCLAB_BUILD_GUI=OFF -DCCLAB_BUILD_TESTS=ON \
+      -DCMAKE_CUDA_ARCHITECTURES="${CCLAB_CUDA_ARCHITECTURES:-90}" >"$logs/configure.log" 2>&1 &&
+    cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1 || { note "build FAILED (logs/build.log)"; exit 1; }
+  grep -E "^--   (CUDA|NCCL|MPI)" "$logs/configure.log" | tee -a "$logs/summary.txt"
+fi
+
+ccbench=$build/bench/ccbench
+"$build/tests/gpu_probe" >/dev/null 2>&1 || { echo "$0: no GPU on this machine (or $build not built)" >&2; exit 2; }
+nvidia-smi -L >"$logs/nvidia-smi.txt" 2>&1
+nvidia-smi topo -m >>"$logs/nvidia-smi.txt" 2>&1
+
+if wants test; then
+  note "GPU tests: ctest --test-dir $build -L gpu --output-on-failure"
+  ctest --test-dir "$build" -L gpu --output-on-failure --timeout 900 >"$logs/gpu_tests.log" 2>&1 || status=1
+  grep -E "tests passed|Passed|Failed|Skipped|\*\*\*" "$logs/gpu_tests.log" | tee -a "$logs/summary.txt"
+fi
+
+if wants measure; then
+  for c in all_reduce all_gather reduce_scatter broadcast alltoall; do
+    note "NCCL $c, 1 rank, 8 B - 4 GiB (nccl-tests's flags: -b 8 -e 4G -f 4 -g 1 -w 5 -n 20)"
+    "${mpirun[@]}" -np 1 "$ccbench" "$c" --backend nccl -b 8 -e 4G -f 4 -g 1 -w 5 -n 20 \
+        -J "$out/nccl_${c}_np1.json" >"$out/nccl_${c}_np1.txt" 2>"$logs/nccl_$c.err" || { status=1; note "FAILED: $c"; }
+  done
+  note "NCCL all_reduce under CUDA graphs (-G 20)"
+  "${mpirun[@]}" -np 1 "$ccbench" all_reduce --backend nccl -b 8 -e 4G -f 4 -g 1 -G 20 -w 5 -n 20 \
+      -J "$out/nccl_all_reduce_graph_np1.json" >"$out/nccl_all_reduce_graph_np1.txt" 2>"$logs/nccl_graph.err" || status=1
+  for np in 2 4 8; do
+    # Several processes share GPU 0: HBM is the link. Up to 1 GiB (8 processes x 2 buffers fit in 80 GB).
+    note "cclab CUDA ring, $np processes on one GPU, 8 B - 1 GiB"
+    "${mpirun[@]}" -np "$np" "$ccbench" all --backend cclab --device cuda -b 8 -e 1G -f 4 -w 5 -n 20 \
+        -J "$out/cclab_cuda_ring_np$np.json" >"$out/cclab_cuda_ring_np$np.txt" 2>"$logs/cclab_np$np.err" || { status=1; note "FAILED: np $np"; }
+  done
+  note "reduce kernel vs cudaMemcpy (bench/micro/cuda_reduce_bench)"
+  "$build/bench/micro/cuda_reduce_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+      --benchmark_out="$out/cuda_reduce_bench.json" --benchmark_out_format=json >"$out/cuda_reduce_bench.txt" 2>&1 || status=1
+  grep -E "ReduceKernelOverMemcpy.*(mean|median)" "$out/cuda_reduce_bench.txt" | tee -a "$logs/summary.txt"
+fi
+
+if wants check; then
+  # Same machine kind, same flags: out-of-place algbw within 3% from 32 MiB, any row within 1 us
+  # (NCCL's in-place copy at 1 rank is a no-op of ~1 us: only the slack can judge it).
+  # --allow-missing: nccl-tests rounds blocks to 16 bytes, so its first all_gather, reduce_scatter
+  # and alltoall row is 0 B where ccbench's is 8 B (docs/results-schema.md); the summary counts it.
+  for c in all_reduce all_gather reduce_scatter broadcast alltoall; do
+    [ -f "$out/nccl_${c}_np1.json" ] || continue
+    note "ccbench NCCL $c vs nccl-tests (tests/data/nccl-tests-h100/$c.txt)"
+    "$build/report/ccreport" compare --baseline "tests/data/nccl-tests-h100/$c.txt" --current "$out/nccl_${c}_np1.json" \
+        --threshold 3 --time-slack 1 --latency-bytes 32M --either-way --ignore machine --allow-missing \
+        --markdown "$out/nccl_vs_nccl_tests_$c.md" >"$logs/check_$c.txt" 2>&1 || status=1
+    head -1 "$logs/check_$c.txt" | tee -a "$logs/summary.txt"
+  done
+  if [ -f "$out/nccl_all_reduce_graph_np1.json" ]; then
+    note "ccbench NCCL all_reduce -G 20 vs nccl-tests -G 20"
+    "$build/report/ccreport" compare --baseline tests/data/nccl-tests-h100/all_reduce_graph.txt \
+        --current "$out/nccl_all_reduce_graph_np1.json" --threshold 3 --time-slack 1 --latency-bytes 32M --either-way \
+        --ignore machine >"$logs/check_graph.txt" 2>&1 || status=1
+    head -1 "$logs/check_graph.txt" | tee -a "$logs/summary.txt"
+  fi
+fi
+
+note "done: exit $status (summary in $logs/summary.txt)"
+exit $status
