@@ -99,6 +99,9 @@ class Driver {
   void combine(double* values, int n) const;  // across processes, as -a says
   // The ops of `collective` that every backend can reduce `dtype` with (none: {nullopt}).
   std::vector<std::optional<ReduceOp>> opsFor(Collective collective, DataType dtype) const;
+  bool everyBackendReduces(DataType dtype, ReduceOp op) const {
+    return std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(dtype, op); });
+  }
   void runTest(Backend& backend, Collective collective, std::vector<Row>& rows);
   void printSideBySide(Collective collective, const std::vector<std::vector<Row>>& perBackend) const;
   void progress(const Row& row);
@@ -151,8 +154,7 @@ Driver::Driver(const Options& options)
   // of ops it is left out (opsFor below).
   for (DataType t : dtypes_) {
     for (ReduceOp op : options.ops) {
-      const bool everywhere = std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(t, op); });
-      if (!everywhere && !options.allDtypes && options.ops.size() == 1) {
+      if (!everyBackendReduces(t, op) && !options.allDtypes && options.ops.size() == 1) {
         throw InputError(fmt::format("-d {} -o {}: not supported here (NCCL does not reduce fp8 with avg)", name(t), name(op)));
       }
     }
@@ -549,7 +551,7 @@ results::RunInfo Driver::runInfo() const {
 std::vector<std::optional<ReduceOp>> Driver::opsFor(Collective collective, DataType dtype) const {
   std::vector<std::optional<ReduceOp>> ops;
   for (std::optional<ReduceOp> op : bench::opsFor(options_, collective)) {
-    if (!op || std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(dtype, *op); })) ops.push_back(op);
+    if (!op || everyBackendReduces(dtype, *op)) ops.push_back(op);
   }
   return ops;
 }

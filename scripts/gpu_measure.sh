@@ -89,19 +89,18 @@ if wants check; then
   # (NCCL's in-place copy at 1 rank is a no-op of ~1 us: only the slack can judge it).
   # --allow-missing: nccl-tests rounds blocks to 16 bytes, so its first all_gather, reduce_scatter
   # and alltoall row is 0 B where ccbench's is 8 B (docs/results-schema.md); the summary counts it.
+  same_measure=(--threshold 3 --time-slack 1 --latency-bytes 32M --either-way --ignore machine --allow-missing)
   for c in all_reduce all_gather reduce_scatter broadcast alltoall; do
     [ -f "$out/nccl_${c}_np1.json" ] || continue
     note "ccbench NCCL $c vs nccl-tests (tests/data/nccl-tests-h100/$c.txt)"
     "$build/report/ccreport" compare --baseline "tests/data/nccl-tests-h100/$c.txt" --current "$out/nccl_${c}_np1.json" \
-        --threshold 3 --time-slack 1 --latency-bytes 32M --either-way --ignore machine --allow-missing \
-        --markdown "$out/nccl_vs_nccl_tests_$c.md" >"$logs/check_$c.txt" 2>&1 || status=1
+        "${same_measure[@]}" --markdown "$out/nccl_vs_nccl_tests_$c.md" >"$logs/check_$c.txt" 2>&1 || status=1
     head -1 "$logs/check_$c.txt" | tee -a "$logs/summary.txt"
   done
   if [ -f "$out/nccl_all_reduce_graph_np1.json" ]; then
     note "ccbench NCCL all_reduce -G 20 vs nccl-tests -G 20"
     "$build/report/ccreport" compare --baseline tests/data/nccl-tests-h100/all_reduce_graph.txt \
-        --current "$out/nccl_all_reduce_graph_np1.json" --threshold 3 --time-slack 1 --latency-bytes 32M --either-way \
-        --ignore machine >"$logs/check_graph.txt" 2>&1 || status=1
+        --current "$out/nccl_all_reduce_graph_np1.json" "${same_measure[@]}" >"$logs/check_graph.txt" 2>&1 || status=1
     head -1 "$logs/check_graph.txt" | tee -a "$logs/summary.txt"
   fi
 fi

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -29,6 +30,10 @@ inline int cudaDeviceCountOrZero() {
   }
   return n;
 }
+
+// Whether an NVIDIA kernel driver is loaded: a machine that has one but finds no usable GPU is
+// broken (a driver older than the toolkit, say), not a machine without a GPU.
+inline bool nvidiaDriverLoaded() { return std::filesystem::exists("/proc/driver/nvidia/version"); }
 
 }  // namespace cclab
 

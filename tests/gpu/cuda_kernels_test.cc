@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <type_traits>
 #include <vector>
 
@@ -26,7 +25,7 @@ class Gpu : public ::testing::Test {
     if (cudaDeviceCountOrZero() == 0) {
       // A machine with an NVIDIA driver that CUDA cannot use fails (as gpu_probe does): only a
       // machine without a GPU skips.
-      if (std::filesystem::exists("/proc/driver/nvidia/version")) FAIL() << "an NVIDIA driver is loaded but CUDA finds no usable GPU";
+      if (nvidiaDriverLoaded()) FAIL() << "an NVIDIA driver is loaded but CUDA finds no usable GPU";
       GTEST_SKIP() << "no GPU";
     }
     device_ = std::make_unique<CudaDevice>(0);

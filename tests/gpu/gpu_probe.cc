@@ -6,7 +6,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
-#include <filesystem>
+
+#include "collectives/cuda/cuda_error.h"
 
 int main() {
   int gpus = 0;
@@ -15,7 +16,7 @@ int main() {
     std::printf("%d\n", gpus);
     return 0;
   }
-  if (std::filesystem::exists("/proc/driver/nvidia/version")) {
+  if (cclab::nvidiaDriverLoaded()) {
     std::printf("an NVIDIA driver is loaded but CUDA finds no usable GPU: %s (%s)\n", cudaGetErrorName(status), cudaGetErrorString(status));
     return 1;
   }
