@@ -31,6 +31,8 @@ const SegmentStyle<sim::StepTime> kStep[] = {
     {"offload", "offload", QColor(0x17, 0xbe, 0xcf), &sim::StepTime::offload},
     {"pipeline_bubble", "bubble", QColor(0x8c, 0x8c, 0x8c), &sim::StepTime::bubble},
     {"optimizer", "optimizer", QColor(0x2c, 0xa0, 0x2c), &sim::StepTime::optimizer},
+    {"overhead", "overhead", QColor(0x94, 0x67, 0xbd), &sim::StepTime::overhead},
+    {"interference", "interference", QColor(0x8c, 0x56, 0x4b), &sim::StepTime::interference},
 };
 
 }  // namespace

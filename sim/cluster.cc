@@ -76,6 +76,19 @@ GpuSpec readGpu(const JsonReader& in) {
   }
   gpu.flashAttentionEfficiency = fraction(in, "flash_attention_efficiency", 0.5);
   gpu.memoryEfficiency = fraction(in, "memory_efficiency", 0.8);
+  if (in.has("step")) {
+    const JsonReader step = in.child("step");
+    auto factor = [&](const char* field, double max) {
+      const double value = step.positive(field, 0.0, /*allowZero=*/true);
+      if (value > max) step.fail(field, fmt::format("must be at most {} (got {})", max, value));
+      return value;
+    };
+    gpu.step.computeSlowdown = factor("compute_slowdown", 10);
+    gpu.step.commSlowdown = factor("comm_slowdown", 10);
+    gpu.step.kernelLaunchUs = factor("kernel_launch_us", 1000);
+    gpu.step.eagerDispatchUs = factor("eager_dispatch_us", 1000);
+    gpu.step.allocatorOverhead = factor("allocator_overhead", 10);
+  }
   return gpu;
 }
 

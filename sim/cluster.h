@@ -30,6 +30,16 @@ struct GpuSpec {
   std::vector<std::pair<double, double>> gemmEfficiency;  // (smallest dimension, fraction of peak)
   double flashAttentionEfficiency = 0.5;
   double memoryEfficiency = 0.8;
+  // The training step's timeline (timeline.h), each from the GPU description's "step" object, all
+  // zero by default (the closed forms' ideal): how a collective running beside compute slows both
+  // (NCCL's kernels take SMs and HBM bandwidth), the gap each kernel launch costs, what eager
+  // PyTorch's dispatcher costs per operator on the CPU (the GPU starves when kernels are
+  // shorter), and what the caching allocator adds on top of the memory in use.
+  struct Step {
+    double computeSlowdown = 0, commSlowdown = 0;
+    double kernelLaunchUs = 0, eagerDispatchUs = 0;
+    double allocatorOverhead = 0;
+  } step;
 };
 
 enum class FabricKind { NVSwitch, NVLink, PCIe, SharedMemory };

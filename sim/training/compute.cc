@@ -69,16 +69,35 @@ double gemmEfficiency(const Cluster& cluster, double dim) {
   return curve.back().second;
 }
 
-MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
+namespace {
+
+// Kernels one layer launches, by execution: fused (Megatron-LM's fused bias+GeLU, bias+dropout+
+// residual, layer norm and softmax kernels; torch.compile) or eager PyTorch (a kernel per operator:
+// each norm, bias, activation, dropout and residual add on its own). Counted from the operators of
+// a GPT block (docs/training.md, "Overheads"): forward 8 fused / 22 eager, backward about twice.
+struct KernelCounts {
+  int forward, backward;
+  double elementwiseTraffic;  // memory traffic of the element-wise work relative to fused kernels
+};
+KernelCounts kernelCounts(Execution execution, bool flashAttention) {
+  const int attention = flashAttention ? 1 : 5;  // fused attention, or two batched GEMMs + scale, mask/softmax, dropout
+  if (execution == Execution::Eager) return {17 + attention, 34 + 2 * attention, 2.0};
+  return {7 + attention, 14 + 2 * attention, 1.0};
+}
+
+}  // namespace
+
+LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
   const double peak = peakFlops(cluster, c.precision);
   const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
-  MicroBatchCompute t;
+  const KernelCounts kernels = kernelCounts(c.execution, c.flashAttention);
+  LayerTimes t;
   if (m.architecture == Architecture::Given) {
-    // Convolutions, norms and activations together: the card's measured fraction of peak.
+    // A model given by its FLOPs: the whole model as one "layer", at the card's measured fraction
+    // of peak (convolutions, norms and activations together).
     const double efficiency = m.givenEfficiency > 0 ? m.givenEfficiency : gemmEfficiency(cluster, 1024);
-    const double forward = m.givenForwardFlopsPerSample * c.microBatch / (peak * efficiency);
-    t.forward = forward;
-    t.backward = 2 * forward;
+    t.forward = m.givenForwardFlopsPerSample * c.microBatch / (peak * efficiency);
+    t.backward = 2 * t.forward;
     return t;
   }
   const double tokens = static_cast<double>(c.microBatch) * c.seq;
@@ -108,20 +127,36 @@ MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, co
   TrainConfig stored = c;
   stored.recompute = Recompute::None;
   stored.flashAttention = true;
-  const double elementwise = 2 * activationBytesPerLayer(m, stored) / memoryBandwidth;
-  const double layerForward = projections + attention + elementwise;
-
-  // The slowest stage: its layers, and on the last stage the output logits with their softmax
-  // and loss (a GEMM against the vocabulary and ~12 bytes of memory traffic per logit).
-  const double layers = static_cast<double>(m.layers) / c.pp;
-  const double logits = gemm(h, m.vocab / tp) + tokens * m.vocab / tp * 12 / memoryBandwidth;
-  t.forward = layers * layerForward + logits;
+  const double elementwise = kernels.elementwiseTraffic * 2 * activationBytesPerLayer(m, stored) / memoryBandwidth;
+  t.forward = projections + attention + elementwise;
   // Backward: twice the forward's GEMMs (input and weight gradients); a fused attention
   // recomputes its scores (2.5x its forward); element-wise kernels about twice.
   const double attentionBackward = c.flashAttention ? 2.5 * attention : 2 * attention;
-  t.backward = layers * (2 * projections + attentionBackward + 2 * elementwise) + 2 * logits;
-  if (c.recompute == Recompute::Full) t.recompute = layers * layerForward;
-  if (c.recompute == Recompute::Selective && !c.flashAttention) t.recompute = layers * attention;
+  t.backward = 2 * projections + attentionBackward + 2 * elementwise;
+  t.forwardKernels = kernels.forward;
+  t.backwardKernels = kernels.backward;
+  if (c.recompute == Recompute::Full) t.recompute = t.forward, t.recomputeKernels = kernels.forward;
+  if (c.recompute == Recompute::Selective && !c.flashAttention) t.recompute = attention, t.recomputeKernels = 5;
+  // The output logits with their softmax and loss (a GEMM against the vocabulary and ~12 bytes of
+  // memory traffic per logit); backward twice.
+  t.logitsForward = gemm(h, m.vocab / tp) + tokens * m.vocab / tp * 12 / memoryBandwidth;
+  t.logitsBackward = 2 * t.logitsForward;
+  return t;
+}
+
+MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
+  const LayerTimes layer = layerTimes(m, c, cluster);
+  MicroBatchCompute t;
+  if (m.architecture == Architecture::Given) {
+    t.forward = layer.forward;
+    t.backward = layer.backward;
+    return t;
+  }
+  // The slowest stage: its layers, and on the last stage the output logits.
+  const double layers = static_cast<double>(m.layers) / c.pp;
+  t.forward = layers * layer.forward + layer.logitsForward;
+  t.backward = layers * layer.backward + layer.logitsBackward;
+  t.recompute = layers * layer.recompute;
   return t;
 }
 

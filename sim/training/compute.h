@@ -22,6 +22,17 @@ TrainingFlops trainingFlops(const ModelCard& model, const TrainConfig& config);
 // Megatron-LM's count of one iteration with full recompute: 96 B s l h^2 (1 + s/6h + V/16lh).
 double megatronFlopsPerStep(double batch, double seq, double layers, double hidden, double vocab);
 
+// One transformer layer's kernels on one tensor-parallel rank for one micro-batch, in seconds on
+// the GPU alone (no launch or dispatch overhead), and how many kernels run: the unit the step
+// graph prices layers in. The output layer (logits, softmax, loss) is the last stage's.
+struct LayerTimes {
+  double forward = 0, backward = 0;
+  double recompute = 0;          // run again before the backward (full: the forward; selective: attention)
+  double logitsForward = 0, logitsBackward = 0;
+  int forwardKernels = 0, backwardKernels = 0, recomputeKernels = 0;
+};
+LayerTimes layerTimes(const ModelCard& model, const TrainConfig& config, const Cluster& cluster);
+
 // Seconds one GPU computes for one micro-batch on the slowest pipeline stage, without
 // communication.
 struct MicroBatchCompute {

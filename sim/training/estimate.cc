@@ -7,6 +7,8 @@
 
 #include "collectives/errors.h"
 #include "sim/training/pipeline.h"
+#include "sim/training/step_graph.h"
+#include "sim/training/timeline.h"
 
 namespace cclab::sim {
 
@@ -29,23 +31,6 @@ double TrainingPricer::seconds(Collective collective, double bytes, int ranks, i
   return p.predict(Query{collective, kSimulatorPicks, bytes, ranks, nodes, false, ""}).timeUs * 1e-6;
 }
 
-namespace {
-
-// Where the groups of a layout sit, with ranks numbered as Megatron-LM numbers them: tensor
-// ranks adjacent, then data-parallel, then pipeline stages.
-struct Groups {
-  int dpNodes = 1;         // nodes one data-parallel group spans
-  bool pipelineCrossesNodes = false;
-};
-Groups groups(const TrainConfig& c, int gpusPerNode) {
-  Groups g;
-  const int dpMembersPerNode = c.tp * c.dp <= gpusPerNode ? c.dp : std::max(1, gpusPerNode / c.tp);
-  g.dpNodes = c.dp / dpMembersPerNode;
-  g.pipelineCrossesNodes = c.tp * c.dp >= gpusPerNode && c.pp > 1 && c.gpus > gpusPerNode;
-  return g;
-}
-
-}  // namespace
 
 TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const Cluster& cluster) {
   TrainingEstimate e;
@@ -55,140 +40,58 @@ TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const C
   return e;
 }
 
-TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
+TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer, StepGraph* graphOut,
+                                  Timeline* timelineOut) {
   const Cluster& cluster = pricer.cluster();
   TrainingEstimate e;
   e.config = c;
   e.parameters = static_cast<double>(model.parameters());
   e.memory = trainingMemory(model, c, cluster);
   e.flops = trainingFlops(model, c);
-  const MicroBatchCompute mb = microBatchCompute(model, c, cluster);
-  const int m = c.accumulation, g = cluster.gpusPerNode;
-  const Groups where = groups(c, g);
-  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
-  const double shard = parametersPerModelShard(model, c, e.parameters);
-  const double activationBytes = model.architecture == Architecture::Given ? 0.0 : 2.0 * c.microBatch * c.seq * model.hidden;
-
-  // Tensor parallelism: two all-reduces of the layer's activations forward and two backward, per
-  // layer per micro-batch, inside the node; sequence parallelism swaps each for a reduce-scatter
-  // plus an all-gather of the same volume. Full recompute runs the forward's again.
-  double tpPerMicroBatch = 0;
-  if (c.tp > 1) {
-    const double allReduce = c.sequenceParallel ? pricer.seconds(Collective::ReduceScatter, activationBytes, c.tp, 1) +
-                                                      pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
-                                                : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
-    const double perLayer = (c.recompute == Recompute::Full ? 6 : 4) * allReduce;
-    tpPerMicroBatch = static_cast<double>(model.layers) / c.pp * perLayer;
-  }
-  // Pipeline parallelism: each micro-batch sends its activations forward and its gradients back
-  // across every stage boundary of a chunk (Megatron splits the message across the tensor ranks).
-  double ppPerMicroBatch = 0;
-  if (c.pp > 1) {
-    const int nodes = where.pipelineCrossesNodes ? 2 : 1;
-    ppPerMicroBatch = 2.0 * c.vpp * pricer.seconds(Collective::SendRecv, activationBytes / c.tp, 2, nodes);
-  }
-  const double stageMicroBatch = mb.total() + tpPerMicroBatch + ppPerMicroBatch;
-  const PipelineShape shape{c.schedule, c.pp, m, c.vpp};
-
-  StepTime& s = e.step;
-  s.compute = m * mb.total();
-  s.tpComm = m * tpPerMicroBatch;
-  s.ppComm = m * ppPerMicroBatch;
-  s.bubble = c.pp > 1 ? (c.pp - 1.0) / c.vpp * stageMicroBatch : 0.0;
+  e.closedForm = closedFormStep(model, c, pricer);
+  const PipelineShape shape{c.schedule, c.pp, c.accumulation, c.vpp};
   e.bubbleFraction = c.pp > 1 ? bubbleFraction(shape) : 0.0;
   e.bubbleOverIdeal = c.pp > 1 ? bubbleOverIdeal(shape) : 0.0;
 
-  // Data parallelism.
-  const double gradientBytes = shard * per.gradients;
-  if (c.dp > 1) {
-    switch (c.sharding) {
-      case StateSharding::None: {
-        // Gradients all-reduced in buckets once per step; DDP overlaps them with the last
-        // micro-batch's backward pass, except the last bucket.
-        const double bucket = std::min(c.bucketBytes, gradientBytes);
-        const double perBucket = pricer.seconds(Collective::AllReduce, bucket, c.dp, where.dpNodes);
-        const double all = gradientBytes / bucket * perBucket;
-        s.dpComm = c.overlapGradReduce ? std::max(perBucket, all - mb.backward) : all;
-        break;
-      }
-      case StateSharding::Optimizer:
-      case StateSharding::OptimizerGradients: {
-        // ZeRO-1/2: reduce-scatter the gradients (overlappable like DDP's), all-gather the updated
-        // parameters after the step: the same volume as an all-reduce.
-        const double scatter = pricer.seconds(Collective::ReduceScatter, gradientBytes, c.dp, where.dpNodes);
-        const double gather = pricer.seconds(Collective::AllGather, shard * per.parameters, c.dp, where.dpNodes);
-        s.dpComm = (c.overlapGradReduce ? std::max(0.0, scatter - mb.backward) : scatter) + gather;
-        break;
-      }
-      case StateSharding::Everything:
-      case StateSharding::EverythingWithinNode: {
-        // ZeRO-3 / FULL_SHARD: every micro-batch gathers the parameters for its forward and again
-        // for its backward, and scatters its gradients: 1.5x DDP's volume per micro-batch, one
-        // collective per wrapped unit (each transformer layer, as FSDP wraps them, and the rest:
-        // embeddings, final norm). Prefetching hides them behind compute except the first layer's
-        // gather. HYBRID_SHARD does this inside the node and all-reduces its gradient shard
-        // across nodes once per step.
-        const bool hybrid = c.sharding == StateSharding::EverythingWithinNode && c.dp > g / c.tp;
-        const int ranks = hybrid ? std::max(1, g / c.tp) : c.dp;
-        const int nodes = hybrid ? 1 : where.dpNodes;
-        const bool shaped = model.architecture != Architecture::Given;
-        const double layers = shaped ? static_cast<double>(model.layers) / c.pp : 0.0;
-        const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : 0.0;
-        const double restShard = shard - layers * layerShard;
-        auto perUnit = [&](Collective collective, double bytesPerParameter) {
-          return layers * pricer.seconds(collective, layerShard * bytesPerParameter, ranks, nodes) +
-                 pricer.seconds(collective, restShard * bytesPerParameter, ranks, nodes);
-        };
-        const double gather = perUnit(Collective::AllGather, per.parameters);
-        const double scatter = perUnit(Collective::ReduceScatter, per.gradients);
-        const double perMicroBatch = 2 * gather + scatter;
-        const double layerGather = shaped ? pricer.seconds(Collective::AllGather, layerShard * per.parameters, ranks, nodes) : gather;
-        s.shardComm = m * std::max(layerGather, perMicroBatch - mb.total());
-        if (hybrid) {
-          const int replicas = c.dp / ranks;
-          s.dpComm = pricer.seconds(Collective::AllReduce, gradientBytes / ranks, replicas, replicas);
-        }
-        break;
-      }
-    }
+  // The step: its graph simulated with the GPU's interference; the parts from the critical path.
+  const GpuSpec::Step& knobs = cluster.gpu.step;
+  StepGraph graph = buildStepGraph(model, c, pricer);
+  Timeline timeline = simulate(graph, Interference{knobs.computeSlowdown, knobs.commSlowdown});
+  StepTime& s = e.step;
+  auto part = [&](Part p) { return timeline.onPath[static_cast<std::size_t>(p)]; };
+  s.compute = part(Part::Compute);
+  s.tpComm = part(Part::TensorComm);
+  s.ppComm = part(Part::PipeComm);
+  s.dpComm = part(Part::DataComm);
+  s.shardComm = part(Part::ShardComm);
+  s.offload = part(Part::Offload);
+  s.optimizer = part(Part::Optimizer);
+  s.overhead = part(Part::Overhead);
+  s.interference = timeline.interference;
+  s.bubble = timeline.idle;
+  s.total = timeline.makespan;
+  for (const Task& task : graph.tasks) {
+    if (isCollectiveStream(task.stream)) e.communication += task.seconds;
   }
+  const double exposed = s.dpComm + s.shardComm;
+  e.hiddenFraction = e.communication > 0 ? std::clamp(1 - exposed / e.communication, 0.0, 1.0) : 0.0;
 
-  // Offload: gradients to the host and parameters back over PCIe, and the CPU's Adam (memory-bound
-  // over ~28 bytes per parameter, the node's GPUs sharing its memory bandwidth); parameters
-  // offloaded are fetched for every forward and backward.
-  const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
-  if (c.offloadOptimizer != OffloadTarget::None) {
-    if (pcie <= 0 || cluster.host.memoryBandwidthGBps <= 0) {
-      throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps / memory_bandwidth_gbps, which offload needs", cluster.name));
+  // Memory: what the timeline holds at its worst moment on its worst stage, on top of what stays
+  // allocated all step, and the caching allocator's share on top of that.
+  if (!graph.tasks.empty() && model.architecture != Architecture::Given) {
+    std::size_t worst = 0;
+    for (std::size_t k = 1; k < timeline.peakBytes.size(); ++k) {
+      if (timeline.peakBytes[k] > timeline.peakBytes[worst]) worst = k;
     }
-    const double optimizerShard = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
-    s.offload += 2 * optimizerShard * 2 / pcie;
-    s.offload += optimizerShard * 28 * g / (cluster.host.memoryBandwidthGBps * 1e9);
-    if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-      s.offload += 2 * e.memory.nvmeBytes * g / (cluster.host.nvmeBandwidthGBps * 1e9);
-    }
+    MemoryBreakdown& m = e.memory;
+    const bool gathers = c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode;
+    m.activations = timeline.peakBytes[worst] - graph.residentBytes[worst];  // activations, logits, gathered layers
+    if (gathers) m.bufferBytes = 0;  // ZeRO-3's gathered layers are in the timeline's peak
+    m.allocatorBytes = knobs.allocatorOverhead * (m.parameters + m.gradients + m.optimizerStates + m.activations + m.bufferBytes);
+    m.other = m.bufferBytes + m.frameworkBytes + m.allocatorBytes;
+    m.total = m.parameters + m.gradients + m.optimizerStates + m.activations + m.other;
+    m.fits = m.total <= m.capacity;
   }
-  if (c.offloadParams != OffloadTarget::None && pcie > 0) {
-    // Each GPU fetches its ZeRO-3 partition for the forward and again for the backward (then
-    // all-gathers it, priced above), from host memory over PCIe or from the node's NVMe drives,
-    // which its GPUs share; prefetching hides it under compute.
-    double bandwidth = pcie;
-    if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-      bandwidth = std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / g);
-    }
-    const double fetch = 2 * shard / c.dp * per.parameters / bandwidth;
-    s.offload += m * std::max(0.0, fetch - mb.total());
-  }
-
-  // The optimizer step on the GPU: memory-bound over the states it updates (read and written),
-  // the gradients it reads and the parameters it writes.
-  if (c.offloadOptimizer == OffloadTarget::None) {
-    const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
-    const double bytesPerParameter = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
-    const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
-    s.optimizer = updated * bytesPerParameter / bandwidth;
-  }
-  s.total = s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer;
 
   const bool tokens = model.architecture != Architecture::Given;
   e.perSample = !tokens;
@@ -206,6 +109,8 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   }
   e.gpuHours = e.trainSeconds * c.gpus / 3600;
   e.costUsd = e.gpuHours * cluster.costPerGpuHourUsd;
+  if (graphOut) *graphOut = std::move(graph);
+  if (timelineOut) *timelineOut = std::move(timeline);
   return e;
 }
 

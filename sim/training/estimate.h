@@ -15,6 +15,8 @@
 
 namespace cclab::sim {
 
+// The step's time by part. ccsim train takes each from the critical path of the simulated
+// timeline (timeline.h), so the parts add up to the total; closedFormStep sums closed forms.
 struct StepTime {
   double compute = 0;       // forward, backward and recompute over all micro-batches
   double tpComm = 0;        // tensor-parallel all-reduces (on the critical path)
@@ -22,8 +24,10 @@ struct StepTime {
   double dpComm = 0;        // data-parallel gradient reduction (and ZeRO-1/2 parameter gather), exposed part
   double shardComm = 0;     // ZeRO-3 / FSDP parameter gathers and gradient scatters, exposed part
   double offload = 0;       // PCIe transfers and the CPU optimizer of ZeRO-Offload / Infinity
-  double bubble = 0;        // pipeline fill and drain
+  double bubble = 0;        // pipeline fill and drain, and other waits on the critical path
   double optimizer = 0;     // the optimizer step on the GPU (memory-bound)
+  double overhead = 0;      // kernel launches and eager dispatch the GPU waits for
+  double interference = 0;  // compute and collectives slowed by running side by side
   double total = 0;
 };
 
@@ -33,6 +37,9 @@ struct TrainingEstimate {
   MemoryBreakdown memory;
   StepTime step;
   TrainingFlops flops;
+  StepTime closedForm;         // the same step by closed forms (no interference, free overlap)
+  double communication = 0;    // seconds of communication the step runs (every collective)
+  double hiddenFraction = 0;   // the share of it hidden behind compute (off the critical path)
   double bubbleFraction = 0;   // share of the step: (p-1)/(vm+p-1)
   double bubbleOverIdeal = 0;  // Megatron's (p-1)/(vm)
   double tokensPerSecond = 0, samplesPerSecond = 0;
@@ -61,8 +68,17 @@ class TrainingPricer {
 // Throws InputError when the GPUs are not a whole number of nodes.
 Cluster jobCluster(const Cluster& cluster, int gpus);
 
+struct StepGraph;
+struct Timeline;
+
 // `config` must be resolved (train_config.h). `pricer` prices on jobCluster(cluster, config.gpus).
-TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);
+// Builds the step graph, simulates it and reads the step time and peak memory off the timeline;
+// `graph` and `timeline`, when given, receive them (for --trace and the GUI's timeline).
+TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer,
+                                  StepGraph* graph = nullptr, Timeline* timeline = nullptr);
+
+// The step by closed forms (closed_form.cc): the planner's lower bound.
+StepTime closedFormStep(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);
 
 // Model states only, for a model known by its parameter count (--params).
 TrainingEstimate estimateStates(double parameters, const TrainConfig& config, const Cluster& cluster);

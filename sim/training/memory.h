@@ -31,6 +31,7 @@ struct MemoryBreakdown {
   double logitsBytes = 0;
   double bufferBytes = 0;
   double frameworkBytes = 0;
+  double allocatorBytes = 0;  // the caching allocator's rounding and fragmentation (timeline only)
 };
 
 // Parameters one GPU holds before data-parallel sharding: its pipeline stage's layers, its

@@ -28,24 +28,15 @@ int peakInFlightChunks(const PipelineShape& s) {
   return m;
 }
 
-namespace {
-
-struct Task {
-  bool forward;
-  int microBatch;
-  int chunk;
-};
-
-// Each device's tasks in the order its schedule runs them.
-std::vector<std::vector<Task>> deviceOrders(const PipelineShape& s) {
+std::vector<std::vector<ScheduledPass>> scheduleOrders(const PipelineShape& s) {
   const int p = s.stages, m = s.microBatches, v = s.chunks;
-  std::vector<std::vector<Task>> orders(static_cast<std::size_t>(p));
+  std::vector<std::vector<ScheduledPass>> orders(static_cast<std::size_t>(p));
   for (int d = 0; d < p; ++d) {
     auto& order = orders[static_cast<std::size_t>(d)];
     // Forward and backward passes in the order the device meets them. Interleaved: micro-batches
     // go through in groups of p, each group through chunk 0, then chunk 1, ... (backward: chunks
     // in reverse).
-    std::vector<Task> forwards, backwards;
+    std::vector<ScheduledPass> forwards, backwards;
     for (int group = 0; group < m; group += p) {
       const int groupEnd = std::min(m, group + p);
       for (int c = 0; c < v; ++c) {
@@ -72,12 +63,10 @@ std::vector<std::vector<Task>> deviceOrders(const PipelineShape& s) {
   return orders;
 }
 
-}  // namespace
-
 SimulatedSchedule simulateSchedule(const PipelineShape& s, double forward, double backward) {
   const int p = s.stages, m = s.microBatches, v = s.chunks;
   const double tf = forward / v, tb = backward / v;  // one chunk's pass
-  const auto orders = deviceOrders(s);
+  const auto orders = scheduleOrders(s);
   // Finish times of every pass: [forward?][device][micro-batch][chunk], -1 while not run.
   auto index = [&](int d, int mb, int c) { return (static_cast<std::size_t>(d) * m + mb) * v + c; };
   std::vector<double> fDone(static_cast<std::size_t>(p * m * v), -1), bDone(fDone.size(), -1);
@@ -94,7 +83,7 @@ SimulatedSchedule simulateSchedule(const PipelineShape& s, double forward, doubl
     for (int d = 0; d < p; ++d) {
       const auto& order = orders[static_cast<std::size_t>(d)];
       while (next[static_cast<std::size_t>(d)] < order.size()) {
-        const Task t = order[next[static_cast<std::size_t>(d)]];
+        const ScheduledPass t = order[next[static_cast<std::size_t>(d)]];
         // A forward needs the previous stage's forward (for the first device: its previous chunk
         // on the last device); a backward needs the next stage's backward and its own forward.
         double ready = 0;

@@ -31,6 +31,17 @@ double pipelineTime(const PipelineShape& s, double forward, double backward);
 // micro-batches; 1F1B min(p, m); interleaved 2(p-1) + (v-1)p + 1 (capped at m*v).
 int peakInFlightChunks(const PipelineShape& s);
 
+// One forward or backward pass of one micro-batch through one of a device's model chunks.
+struct ScheduledPass {
+  bool forward;
+  int microBatch;
+  int chunk;
+};
+// Each device's passes in the order its schedule runs them (GPipe: every forward first; 1F1B:
+// p-d-1 forwards, then one forward and one backward in turn; interleaved: Megatron-LM's order,
+// micro-batches in groups of p through each chunk).
+std::vector<std::vector<ScheduledPass>> scheduleOrders(const PipelineShape& s);
+
 struct SimulatedSchedule {
   double makespan = 0;
   std::vector<double> busy;          // per device: time spent computing

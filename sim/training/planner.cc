@@ -27,6 +27,12 @@ PlanResult plan(const ModelCard& model, const TrainConfig& base, TrainingPricer&
   PlanResult result;
   const bool shaped = model.architecture != Architecture::Given;
   const int gpus = base.gpus;
+  const double parameters = static_cast<double>(model.parameters());
+  struct Candidate {
+    double lowerBound;  // the closed forms' step time
+    TrainConfig config;
+  };
+  std::vector<Candidate> candidates;
   // Tensor parallelism stays inside a node; pipeline stages divide the layers. resolve() judges
   // the rest (heads, key/value heads, batch, interleaving, ZeRO-3 with pipelines), so the rules
   // live in one place.
@@ -63,21 +69,39 @@ PlanResult plan(const ModelCard& model, const TrainConfig& base, TrainingPricer&
                 ++result.notDividing;
                 continue;
               }
-              if (!trainingMemory(model, c, cluster).fits) {
+              // Model states alone must fit (a lower bound on the timeline's peak memory).
+              if (modelStates(parametersPerModelShard(model, c, parameters), c, cluster).total > cluster.gpu.memoryBytes) {
                 ++result.notFitting;
                 continue;
               }
-              ++result.fitting;
-              TrainingEstimate e = estimateTraining(model, c, pricer);
-              // Keep the best `top`, sorted: insert in place, drop the slowest.
-              if (static_cast<int>(result.best.size()) == search.top && !faster(e, result.best.back())) continue;
-              result.best.insert(std::upper_bound(result.best.begin(), result.best.end(), e, faster), std::move(e));
-              if (static_cast<int>(result.best.size()) > search.top) result.best.pop_back();
+              candidates.push_back({closedFormStep(model, c, pricer).total, c});
             }
           }
         }
       }
     }
+  }
+
+  // Simulate the candidates fastest first by their closed forms, which no overlap or overhead can
+  // beat; once the next one's closed form is slower than the slowest plan kept, no later one can
+  // enter the list.
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.lowerBound < b.lowerBound; });
+  for (const Candidate& candidate : candidates) {
+    if (static_cast<int>(result.best.size()) == search.top && candidate.lowerBound >= result.best.back().step.total) {
+      ++result.pruned;
+      continue;
+    }
+    TrainingEstimate e = estimateTraining(model, candidate.config, pricer);
+    ++result.simulated;
+    if (!e.memory.fits) {
+      ++result.notFitting;
+      continue;
+    }
+    ++result.fitting;
+    // Keep the best `top`, sorted: insert in place, drop the slowest.
+    if (static_cast<int>(result.best.size()) == search.top && !faster(e, result.best.back())) continue;
+    result.best.insert(std::upper_bound(result.best.begin(), result.best.end(), e, faster), std::move(e));
+    if (static_cast<int>(result.best.size()) > search.top) result.best.pop_back();
   }
   return result;
 }

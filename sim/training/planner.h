@@ -2,7 +2,9 @@
 
 // The planner behind `ccsim plan`: enumerates the parallel layouts of one model on one cluster —
 // data/tensor/pipeline sizes, virtual stages, ZeRO stage, micro-batch and recompute — drops those
-// that do not divide or do not fit in memory, and keeps the fastest by step time.
+// that do not divide or do not fit in memory, and keeps the fastest by step time. Every layout is
+// priced by its closed forms first (cheap, and a lower bound on the timeline); only those that
+// could still enter the list are simulated (docs/training.md, "Planning").
 
 #include <vector>
 
@@ -19,8 +21,10 @@ struct PlanResult {
   std::vector<TrainingEstimate> best;  // fastest first
   long explored = 0;       // layouts looked at
   long notDividing = 0;    // rejected by resolve(): sizes that do not divide, unsupported pairings
-  long notFitting = 0;     // rejected by memory
-  long fitting = 0;        // priced
+  long notFitting = 0;     // rejected by memory (model states, or the simulated peak)
+  long fitting = 0;        // simulated and fitting
+  long simulated = 0;      // step graphs simulated
+  long pruned = 0;         // not simulated: their closed form was already slower than the list
 };
 
 // `base` carries what the user fixed (GPUs, global batch, sequence, precision, optimizer, flash

@@ -51,6 +51,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
       {"memory_detail_bytes",
        {{"activations_per_layer_per_micro_batch", m.activationsPerLayerBytes}, {"in_flight_chunks", m.inFlightChunks},
         {"logits", m.logitsBytes}, {"communication_buffers", m.bufferBytes}, {"framework", m.frameworkBytes},
+        {"allocator", m.allocatorBytes},
         {"offloaded_to_host", m.hostBytes}, {"offloaded_to_nvme", m.nvmeBytes}}},
       {"gpu_memory_bytes", m.capacity},
       {"fits", m.fits},
@@ -60,7 +61,11 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
   const StepTime& s = e.step;
   j["step_time_s"] = {{"compute", s.compute},     {"tp_comm", s.tpComm},   {"pp_comm", s.ppComm},
                       {"dp_comm", s.dpComm},      {"shard_comm", s.shardComm}, {"offload", s.offload},
-                      {"pipeline_bubble", s.bubble}, {"optimizer", s.optimizer}, {"total", s.total}};
+                      {"pipeline_bubble", s.bubble}, {"optimizer", s.optimizer}, {"overhead", s.overhead},
+                      {"interference", s.interference}, {"total", s.total}};
+  j["closed_form_step_time_s"] = e.closedForm.total;
+  j["communication_s"] = e.communication;
+  j["communication_hidden_fraction"] = e.hiddenFraction;
   j["bubble_fraction"] = e.bubbleFraction;
   j["bubble_over_ideal"] = e.bubbleOverIdeal;
   j["tokens_per_s"] = e.perSample ? results::Json() : results::Json(e.tokensPerSecond);
@@ -110,15 +115,22 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
                      m.activationsPerLayerBytes / kGiB, m.inFlightChunks, m.inFlightChunks == 1 ? "" : "s", m.logitsBytes / kGiB);
   }
   if (!c.statesOnly) {
-    r += fmt::format("  other           communication buffers {:.2f} GiB, framework allowance {:.2f} GiB\n", m.bufferBytes / kGiB,
+    r += fmt::format("  other           communication buffers {:.2f} GiB, framework allowance {:.2f} GiB", m.bufferBytes / kGiB,
                      m.frameworkBytes / kGiB);
+    if (m.allocatorBytes > 0) r += fmt::format(", allocator {:.2f} GiB", m.allocatorBytes / kGiB);
+    r += "\n";
     const StepTime& s = e.step;
     r += fmt::format("step time         {:.4g} s = compute {:.4g}", s.total, s.compute);
     for (auto [label, value] : {std::pair{"tp", s.tpComm}, {"pp", s.ppComm}, {"dp", s.dpComm}, {"shard", s.shardComm},
-                                {"offload", s.offload}, {"bubble", s.bubble}, {"optimizer", s.optimizer}}) {
+                                {"offload", s.offload}, {"bubble", s.bubble}, {"optimizer", s.optimizer},
+                                {"overhead", s.overhead}, {"interference", s.interference}}) {
       if (value > 0) r += fmt::format(" + {} {:.4g}", label, value);
     }
     r += "\n";
+    if (e.communication > 0) {
+      r += fmt::format("overlap           {:.1f}% of {:.4g} s of data-parallel communication hidden behind compute (closed forms: step {:.4g} s)\n",
+                       100 * e.hiddenFraction, e.communication, e.closedForm.total);
+    }
     if (c.pp > 1) {
       r += fmt::format("pipeline bubble   {:.1f}% of the step ((p-1)/(vm+p-1)), {:.1f}% over the ideal ((p-1)/(vm))\n",
                        100 * e.bubbleFraction, 100 * e.bubbleOverIdeal);

@@ -68,6 +68,7 @@ void TrainingSettings::check() const {
   whole(globalBatch, "global-batch", 1, 1 << 30);
   whole(microBatch, "micro-batch", 1, 1 << 24);
   whole(seq, "seq", 1, 1 << 24);
+  whole(prefetch, "prefetch", 0, 64);
   auto positive = [](const std::optional<double>& value, const char* flag, double max) {
     if (value && !(std::isfinite(*value) && *value >= 1 && *value <= max)) {
       throw InputError(fmt::format("--{} must be a number from 1 to {:g} (got {:g})", flag, max, *value));
@@ -103,6 +104,9 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   c.flashAttention = onOff(flash, "--flash-attention");
   c.sequenceParallel = onOff(sequenceParallel, "--sequence-parallel");
   c.overlapGradReduce = onOff(overlap, "--overlap-grad-reduce");
+  if (auto e = findIn(executions(), execution)) c.execution = *e;
+  else throw InputError(fmt::format("unknown --execution '{}' (valid: {})", execution, namesOf(executions())));
+  if (prefetch) c.prefetch = *prefetch;
   c.frameworkBytes = static_cast<double>(parseSize(framework, "--framework-overhead"));
   const std::optional<OffloadTarget> device = findIn(offloadDevices(), offloadDevice);
   if (!device) throw InputError(fmt::format("unknown --offload-device '{}' (valid: {})", offloadDevice, namesOf(offloadDevices())));
@@ -177,7 +181,7 @@ TrainingSettings readPlanFile(const std::string& path, bool skipLayout) {
 TrainingRun runTraining(const TrainingSettings& settings) {
   const Cluster cluster = settings.loadClusterShape();
   TrainConfig config = settings.config(cluster);
-  TrainingRun run{.modelName = "", .job = jobCluster(cluster, config.gpus), .estimate = {}};
+  TrainingRun run{.modelName = "", .job = jobCluster(cluster, config.gpus), .estimate = {}, .graph = {}, .timeline = {}};
   if (config.statesOnly) {
     ModelCard none;
     resolve(config, none, run.job);
@@ -190,7 +194,7 @@ TrainingRun runTraining(const TrainingSettings& settings) {
   defaultSequence(config, model, settings);
   resolve(config, model, run.job);
   TrainingPricer pricer(run.job);
-  run.estimate = estimateTraining(model, config, pricer);
+  run.estimate = estimateTraining(model, config, pricer, &run.graph, &run.timeline);
   return run;
 }
 

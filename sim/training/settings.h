@@ -13,6 +13,8 @@
 #include "results/results.h"
 #include "sim/cluster.h"
 #include "sim/training/estimate.h"
+#include "sim/training/step_graph.h"
+#include "sim/training/timeline.h"
 #include "sim/training/model_card.h"
 #include "sim/training/train_config.h"
 
@@ -24,7 +26,8 @@ struct TrainingSettings {
   std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq;
   std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
       offloadDevice = "cpu";
-  std::string overlap = "on", framework = "2G";
+  std::string overlap = "on", framework = "2G", execution = "fused";
+  std::optional<int> prefetch;
   std::optional<double> tokens;
 
   // Throws InputError for a number no run can have (tp 0, a batch of -1, NaN tokens, ...): one
@@ -56,6 +59,7 @@ void forEachSetting(Settings& s, Visit&& visit) {
   static const std::string flash = "fused attention: " + namesOf(switches(), " or ");
   static const std::string sequenceParallel = "Megatron sequence parallelism with --tp: " + namesOf(switches(), " or ");
   static const std::string overlap = "overlap the gradient reduction with the backward pass: " + namesOf(switches(), " or ");
+  static const std::string execution = "how layers run: " + namesOf(executions(), " or ") + " (fused: Megatron-LM, torch.compile)";
   visit("model", s.model, "a model card (models/cards/) or a Hugging Face config.json", Common);
   visit("params", s.params, "a model known only by its parameter count (model states only), e.g. 7.5e9", Common);
   visit("cluster", s.cluster, "a preset (models/clusters/) or a cluster JSON file", Common);
@@ -80,6 +84,8 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("flash-attention", s.flash, flash, Common);
   visit("sequence-parallel", s.sequenceParallel, sequenceParallel, Common);
   visit("overlap-grad-reduce", s.overlap, overlap, Common);
+  visit("execution", s.execution, execution, Common);
+  visit("prefetch", s.prefetch, "ZeRO-3/FSDP: layers whose parameters are gathered ahead (default 1)", Layout);
   visit("framework-overhead", s.framework, "per-GPU allowance for the CUDA context and allocator (K/M/G)", Common);
   visit("tokens", s.tokens, "training budget in tokens (default: 20 per parameter, Chinchilla)", Common);
   visit("deepspeed", s.deepspeed, "take ZeRO, offload, batch and precision settings from a DeepSpeed ds_config.json", Common);
@@ -99,6 +105,8 @@ struct TrainingRun {
   std::string modelName;
   Cluster job;
   TrainingEstimate estimate;
+  StepGraph graph;     // the step simulated (empty for --params)
+  Timeline timeline;   // and its timeline (ccsim train --trace)
 };
 TrainingRun runTraining(const TrainingSettings& settings);
 

@@ -37,6 +37,8 @@ constexpr std::array<Named<OffloadStates>, 3> kOffloadStates{{{"none", OffloadSt
                                                                "optimizer + parameters (ZeRO-Infinity)"}}};
 constexpr std::array<Named<OffloadTarget>, 2> kOffloadDevices{{{"cpu", OffloadTarget::Cpu, "host memory"}, {"nvme", OffloadTarget::Nvme, "NVMe"}}};
 constexpr std::array<Named<bool>, 2> kSwitches{{{"on", true}, {"off", false}}};
+constexpr std::array<Named<Execution>, 2> kExecutions{
+    {{"fused", Execution::Fused, "fused kernels (Megatron-LM, torch.compile)"}, {"eager", Execution::Eager, "eager PyTorch"}}};
 
 }  // namespace
 
@@ -70,6 +72,7 @@ std::span<const Named<Schedule>> schedules() { return kSchedules; }
 std::span<const Named<OffloadStates>> offloadStates() { return kOffloadStates; }
 std::span<const Named<OffloadTarget>> offloadDevices() { return kOffloadDevices; }
 std::span<const Named<bool>> switches() { return kSwitches; }
+std::span<const Named<Execution>> executions() { return kExecutions; }
 
 void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
   applyDeepSpeedConfig(results::readJsonFile(path, "DeepSpeed config"), path, c);

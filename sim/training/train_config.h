@@ -25,6 +25,9 @@ enum class Recompute { None, Selective, Full };
 enum class Schedule { GPipe, OneFOneB, Interleaved };
 enum class OffloadTarget { None, Cpu, Nvme };
 enum class OffloadStates { None, Optimizer, OptimizerAndParameters };  // --offload
+// How the framework runs a layer's kernels: fused (Megatron-LM's fused kernels, torch.compile) or
+// eager PyTorch (one kernel per operator, each dispatched from Python).
+enum class Execution { Fused, Eager };
 
 struct TrainConfig {
   int gpus = 0;
@@ -43,6 +46,8 @@ struct TrainConfig {
   OffloadTarget offloadOptimizer = OffloadTarget::None;
   OffloadTarget offloadParams = OffloadTarget::None;
   bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
+  Execution execution = Execution::Fused;
+  int prefetch = 1;                    // ZeRO-3/FSDP: layers whose parameters are gathered ahead
   double bucketBytes = 25.0 * (1 << 20);       // DDP gradient bucket size
   double frameworkBytes = 2.0 * (1 << 30);     // CUDA context, allocator fragmentation, workspaces
   std::optional<double> tokens;        // training budget; default 20 tokens per parameter (Chinchilla)
@@ -77,6 +82,7 @@ std::span<const Named<Schedule>> schedules();
 std::span<const Named<OffloadStates>> offloadStates();   // --offload
 std::span<const Named<OffloadTarget>> offloadDevices();  // --offload-device (not None)
 std::span<const Named<bool>> switches();                 // on, off
+std::span<const Named<Execution>> executions();          // --execution
 
 // Fills `config` from a DeepSpeed ds_config.json: ZeRO stage, offload_optimizer / offload_param,
 // train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps, fp16/bf16,

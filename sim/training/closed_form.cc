@@ -1,0 +1,147 @@
+#include "sim/training/estimate.h"
+
+// The step's closed forms: each part summed over the step, and what overlaps hidden as
+// max(0, communication - compute), for free. The timeline (step_graph.h, timeline.h) replaced them
+// as ccsim train's answer; they stay as the planner's lower bound (planner.cc) and as the
+// zero-interference check of the timeline (tests/sim/training/timeline_test.cc).
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+#include "sim/training/pipeline.h"
+#include "sim/training/step_graph.h"
+
+namespace cclab::sim {
+StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
+  const Cluster& cluster = pricer.cluster();
+  StepTime s;
+  const double parameters = static_cast<double>(model.parameters());
+  const MicroBatchCompute mb = microBatchCompute(model, c, cluster);
+  const int m = c.accumulation, g = cluster.gpusPerNode;
+  const Placement where = placement(c, g);
+  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
+  const double shard = parametersPerModelShard(model, c, parameters);
+  const double activationBytes = model.architecture == Architecture::Given ? 0.0 : 2.0 * c.microBatch * c.seq * model.hidden;
+
+  // Tensor parallelism: two all-reduces of the layer's activations forward and two backward, per
+  // layer per micro-batch, inside the node; sequence parallelism swaps each for a reduce-scatter
+  // plus an all-gather of the same volume. Full recompute runs the forward's again.
+  double tpPerMicroBatch = 0;
+  if (c.tp > 1) {
+    const double allReduce = c.sequenceParallel ? pricer.seconds(Collective::ReduceScatter, activationBytes, c.tp, 1) +
+                                                      pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
+                                                : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
+    const double perLayer = (c.recompute == Recompute::Full ? 6 : 4) * allReduce;
+    tpPerMicroBatch = static_cast<double>(model.layers) / c.pp * perLayer;
+  }
+  // Pipeline parallelism: each micro-batch sends its activations forward and its gradients back
+  // across every stage boundary of a chunk (Megatron splits the message across the tensor ranks).
+  double ppPerMicroBatch = 0;
+  if (c.pp > 1) {
+    const int nodes = where.pipelineCrossesNodes ? 2 : 1;
+    ppPerMicroBatch = 2.0 * c.vpp * pricer.seconds(Collective::SendRecv, activationBytes / c.tp, 2, nodes);
+  }
+  const double stageMicroBatch = mb.total() + tpPerMicroBatch + ppPerMicroBatch;
+
+  s.compute = m * mb.total();
+  s.tpComm = m * tpPerMicroBatch;
+  s.ppComm = m * ppPerMicroBatch;
+  s.bubble = c.pp > 1 ? (c.pp - 1.0) / c.vpp * stageMicroBatch : 0.0;
+
+  // Data parallelism.
+  const double gradientBytes = shard * per.gradients;
+  if (c.dp > 1) {
+    switch (c.sharding) {
+      case StateSharding::None: {
+        // Gradients all-reduced in buckets once per step; DDP overlaps them with the last
+        // micro-batch's backward pass, except the last bucket.
+        const double bucket = std::min(c.bucketBytes, gradientBytes);
+        const double perBucket = pricer.seconds(Collective::AllReduce, bucket, c.dp, where.dpNodes);
+        const double all = gradientBytes / bucket * perBucket;
+        s.dpComm = c.overlapGradReduce ? std::max(perBucket, all - mb.backward) : all;
+        break;
+      }
+      case StateSharding::Optimizer:
+      case StateSharding::OptimizerGradients: {
+        // ZeRO-1/2: reduce-scatter the gradients (overlappable like DDP's), all-gather the updated
+        // parameters after the step: the same volume as an all-reduce.
+        const double scatter = pricer.seconds(Collective::ReduceScatter, gradientBytes, c.dp, where.dpNodes);
+        const double gather = pricer.seconds(Collective::AllGather, shard * per.parameters, c.dp, where.dpNodes);
+        s.dpComm = (c.overlapGradReduce ? std::max(0.0, scatter - mb.backward) : scatter) + gather;
+        break;
+      }
+      case StateSharding::Everything:
+      case StateSharding::EverythingWithinNode: {
+        // ZeRO-3 / FULL_SHARD: every micro-batch gathers the parameters for its forward and again
+        // for its backward, and scatters its gradients: 1.5x DDP's volume per micro-batch, one
+        // collective per wrapped unit (each transformer layer, as FSDP wraps them, and the rest:
+        // embeddings, final norm). Prefetching hides them behind compute except the first layer's
+        // gather. HYBRID_SHARD does this inside the node and all-reduces its gradient shard
+        // across nodes once per step.
+        const bool hybrid = c.sharding == StateSharding::EverythingWithinNode && c.dp > g / c.tp;
+        const int ranks = hybrid ? std::max(1, g / c.tp) : c.dp;
+        const int nodes = hybrid ? 1 : where.dpNodes;
+        const bool shaped = model.architecture != Architecture::Given;
+        const double layers = shaped ? static_cast<double>(model.layers) / c.pp : 0.0;
+        const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : 0.0;
+        const double restShard = shard - layers * layerShard;
+        auto perUnit = [&](Collective collective, double bytesPerParameter) {
+          return layers * pricer.seconds(collective, layerShard * bytesPerParameter, ranks, nodes) +
+                 pricer.seconds(collective, restShard * bytesPerParameter, ranks, nodes);
+        };
+        const double gather = perUnit(Collective::AllGather, per.parameters);
+        const double scatter = perUnit(Collective::ReduceScatter, per.gradients);
+        const double perMicroBatch = 2 * gather + scatter;
+        const double layerGather = shaped ? pricer.seconds(Collective::AllGather, layerShard * per.parameters, ranks, nodes) : gather;
+        s.shardComm = m * std::max(layerGather, perMicroBatch - mb.total());
+        if (hybrid) {
+          const int replicas = c.dp / ranks;
+          s.dpComm = pricer.seconds(Collective::AllReduce, gradientBytes / ranks, replicas, replicas);
+        }
+        break;
+      }
+    }
+  }
+
+  // Offload: gradients to the host and parameters back over PCIe, and the CPU's Adam (memory-bound
+  // over ~28 bytes per parameter, the node's GPUs sharing its memory bandwidth); parameters
+  // offloaded are fetched for every forward and backward.
+  const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+  if (c.offloadOptimizer != OffloadTarget::None) {
+    if (pcie <= 0 || cluster.host.memoryBandwidthGBps <= 0) {
+      throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps / memory_bandwidth_gbps, which offload needs", cluster.name));
+    }
+    const double optimizerShard = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
+    s.offload += 2 * optimizerShard * 2 / pcie;
+    s.offload += optimizerShard * 28 * g / (cluster.host.memoryBandwidthGBps * 1e9);
+    if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+      s.offload += 2 * trainingMemory(model, c, cluster).nvmeBytes * g / (cluster.host.nvmeBandwidthGBps * 1e9);
+    }
+  }
+  if (c.offloadParams != OffloadTarget::None && pcie > 0) {
+    // Each GPU fetches its ZeRO-3 partition for the forward and again for the backward (then
+    // all-gathers it, priced above), from host memory over PCIe or from the node's NVMe drives,
+    // which its GPUs share; prefetching hides it under compute.
+    double bandwidth = pcie;
+    if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+      bandwidth = std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / g);
+    }
+    const double fetch = 2 * shard / c.dp * per.parameters / bandwidth;
+    s.offload += m * std::max(0.0, fetch - mb.total());
+  }
+
+  // The optimizer step on the GPU: memory-bound over the states it updates (read and written),
+  // the gradients it reads and the parameters it writes.
+  if (c.offloadOptimizer == OffloadTarget::None) {
+    const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
+    const double bytesPerParameter = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
+    const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
+    s.optimizer = updated * bytesPerParameter / bandwidth;
+  }
+  s.total = s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer;
+  return s;
+}
+
+}  // namespace cclab::sim

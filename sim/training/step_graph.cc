@@ -1,0 +1,385 @@
+#include "sim/training/step_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "collectives/names.h"
+#include "sim/training/compute.h"
+#include "sim/training/estimate.h"
+#include "sim/training/memory.h"
+#include "sim/training/pipeline.h"
+
+namespace cclab::sim {
+namespace {
+
+constexpr Named<Part> kPartNames[] = {{"compute", Part::Compute},        {"tensor_comm", Part::TensorComm},
+                                      {"pipeline_comm", Part::PipeComm}, {"data_comm", Part::DataComm},
+                                      {"shard_comm", Part::ShardComm},   {"offload", Part::Offload},
+                                      {"optimizer", Part::Optimizer},    {"overhead", Part::Overhead}};
+
+// Builds one stage's tasks in issue order and records what other stages wait for.
+class StageBuilder {
+ public:
+  StageBuilder(StepGraph& graph, int stage) : graph_(graph), stage_(stage) {}
+
+  int add(Task task) {
+    task.stage = stage_;
+    graph_.tasks.push_back(std::move(task));
+    return static_cast<int>(graph_.tasks.size()) - 1;
+  }
+
+ private:
+  StepGraph& graph_;
+  int stage_;
+};
+
+}  // namespace
+
+std::string_view name(Part part) { return nameIn(kPartNames, part); }
+
+Placement placement(const TrainConfig& c, int gpusPerNode) {
+  Placement p;
+  const int dpMembersPerNode = c.tp * c.dp <= gpusPerNode ? c.dp : std::max(1, gpusPerNode / c.tp);
+  p.dpNodes = std::max(1, c.dp / dpMembersPerNode);
+  p.pipelineCrossesNodes = c.tp * c.dp >= gpusPerNode && c.pp > 1 && c.gpus > gpusPerNode;
+  p.shardRanks = c.dp;
+  p.shardNodes = p.dpNodes;
+  if (c.sharding == StateSharding::EverythingWithinNode && c.dp > gpusPerNode / c.tp) {
+    p.shardRanks = std::max(1, gpusPerNode / c.tp);
+    p.shardNodes = 1;
+    p.replicas = c.dp / p.shardRanks;
+  }
+  return p;
+}
+
+StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
+  const Cluster& cluster = pricer.cluster();
+  const GpuSpec& gpu = cluster.gpu;
+  const int p = c.pp, m = c.accumulation, v = c.pp > 1 ? c.vpp : 1;
+  const bool shaped = model.architecture != Architecture::Given;
+  const Placement where = placement(c, cluster.gpusPerNode);
+  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
+  const double totalParameters = static_cast<double>(model.parameters());
+  const double shard = parametersPerModelShard(model, c, totalParameters);
+  const LayerTimes layer = layerTimes(model, c, cluster);
+
+  StepGraph g;
+  g.stages = p;
+  g.microBatches = m;
+  g.layersPerStage = shaped ? std::max(1, model.layers / p) : 1;
+  const int layers = g.layersPerStage;
+  auto chunkLayers = [&](int chunk) {  // the stage's layers of one model chunk: [first, last)
+    return std::pair{chunk * layers / v, (chunk + 1) * layers / v};
+  };
+
+  // Per layer, on one tensor-parallel rank: parameters, the activations one micro-batch keeps for
+  // backward, and the tensor-parallel collectives inside it (two all-reduces forward, two
+  // backward; sequence parallelism swaps each for a reduce-scatter plus an all-gather).
+  const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : shard;
+  const double restShard = std::max(0.0, shard - layers * layerShard);  // embeddings, final norm
+  const double activationBytes = shaped ? 2.0 * c.microBatch * c.seq * model.hidden : 0.0;
+  const double savedBytes = shaped ? activationBytesPerLayer(model, c) : 0.0;
+  TrainConfig noRecompute = c;
+  noRecompute.recompute = Recompute::None;
+  const double recomputedBytes = shaped && c.recompute != Recompute::None ? activationBytesPerLayer(model, noRecompute) - savedBytes : 0.0;
+  double tpCollective = 0;
+  if (c.tp > 1 && shaped) {
+    tpCollective = c.sequenceParallel ? pricer.seconds(Collective::ReduceScatter, activationBytes, c.tp, 1) +
+                                            pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
+                                      : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
+  }
+  // A kernel costs its launch gap on the GPU; eager PyTorch also dispatches each operator from the
+  // CPU, and when the kernels are shorter than that the GPU waits for the CPU.
+  auto overhead = [&](int kernels, double gpuSeconds) {
+    const double launches = kernels * gpu.step.kernelLaunchUs * 1e-6;
+    const double dispatch = c.execution == Execution::Eager ? kernels * gpu.step.eagerDispatchUs * 1e-6 : 0.0;
+    return launches + std::max(0.0, dispatch - gpuSeconds - launches);
+  };
+  auto computeTask = [&](Pass pass, int mb, int l, double kernelSeconds, int kernels, int tpCollectives, std::string label) {
+    Task t;
+    t.stream = StreamKind::Compute;
+    t.part = Part::Compute;
+    t.pass = pass;
+    t.microBatch = mb;
+    t.layer = l;
+    t.tensorCommSeconds = tpCollectives * tpCollective;
+    t.overheadSeconds = overhead(kernels, kernelSeconds);
+    t.seconds = kernelSeconds + t.tensorCommSeconds + t.overheadSeconds;
+    t.kernels = kernels;
+    t.label = std::move(label);
+    return t;
+  };
+  auto collective = [&](StreamKind stream, Part part, Pass pass, GroupCollective gc, std::string label) {
+    Task t;
+    t.stream = stream;
+    t.part = part;
+    t.pass = pass;
+    t.seconds = pricer.seconds(gc.collective, gc.bytes, gc.ranks, gc.nodes) + gpu.launchLatencyUs * 1e-6;
+    t.collectives.push_back(gc);
+    t.label = std::move(label);
+    return t;
+  };
+  const double pipeSeconds = p > 1 && shaped ? pricer.seconds(Collective::SendRecv, activationBytes / c.tp, 2, where.pipelineCrossesNodes ? 2 : 1)
+                                             : 0.0;
+
+  // Model states resident all step (what modelStates counts; ZeRO-3 gathers the rest as it goes),
+  // and the buffers and framework allowance.
+  const MemoryBreakdown states = trainingMemory(model, c, cluster);
+  const bool gathers = c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode;
+  const double resident = states.parameters + states.gradients + states.optimizerStates + states.frameworkBytes +
+                          (gathers ? 0.0 : states.bufferBytes);
+  g.residentBytes.assign(static_cast<std::size_t>(p), resident);
+
+  // Every stage's passes in schedule order; each pass's tasks. What crosses stages (a forward's
+  // input, a backward's gradient) is linked after all tasks exist.
+  const auto orders = scheduleOrders(PipelineShape{c.schedule, p, m, v});
+  using PassKey = std::tuple<int, int, int>;  // stage, micro-batch, chunk
+  std::map<PassKey, int> forwardSend, backwardSend, forwardFirst, backwardFirst;
+  const bool reducesEveryMicroBatch = c.sharding == StateSharding::OptimizerGradients;  // ZeRO-2 keeps only its shard
+  for (int s = 0; s < p; ++s) {
+    StageBuilder stage(g, s);
+    const bool last = s == p - 1;
+    // Reductions of the gradients as DDP and ZeRO-1/2 issue them: buckets of bucketBytes filled in
+    // backward order, a bucket's collective issued when its last gradient is produced.
+    double bucketFill = 0;
+    int bucketCount = 0;
+    std::vector<int> reductions;
+    int lastDataTask = -1;
+    auto flushBucket = [&](int producer, double bytes, Pass pass) {
+      if (c.dp <= 1 || bytes <= 0) return;
+      const bool zero = c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients;
+      Task t = collective(StreamKind::Reduce, Part::DataComm, pass,
+                          {zero ? Collective::ReduceScatter : Collective::AllReduce, bytes, c.dp, where.dpNodes},
+                          fmt::format("{} bucket {}", zero ? "reduce-scatter" : "all-reduce", bucketCount++));
+      if (producer >= 0) t.after.push_back(producer);
+      lastDataTask = stage.add(std::move(t));
+      reductions.push_back(lastDataTask);
+    };
+    std::map<int, int> gathered;  // ZeRO-3: the gather task of each layer for the pass in progress
+    int lastCompute = -1;
+    for (const ScheduledPass& pass : orders[static_cast<std::size_t>(s)]) {
+      const auto [first, end] = chunkLayers(pass.chunk);
+      const int mb = pass.microBatch;
+      const bool lastChunk = pass.chunk == v - 1;
+      if (pass.forward) {
+        // ZeRO-3/FSDP's root unit (embeddings, final norm): gathered once, before the first
+        // forward, and kept until its gradients are reduce-scattered at the end of the step.
+        int rootGather = -1;
+        if (gathers && c.dp > 1 && s == 0 && restShard > 0 && mb == 0 && pass.chunk == 0) {
+          Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
+                              {Collective::AllGather, restShard * per.parameters, where.shardRanks, where.shardNodes}, "all-gather root unit");
+          t.allocatesBytes = restShard * per.parameters;
+          rootGather = stage.add(std::move(t));
+        }
+        for (int l = first; l < end; ++l) {
+          int gather = -1;
+          if (gathers && c.dp > 1) {
+            // FSDP's forward prefetch: the gather of layer l is issued once the forward of layer
+            // l - 1 - prefetch has finished (at most prefetch + 1 layers gathered at once).
+            Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
+                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes},
+                                fmt::format("all-gather L{} mb{}", l, mb));
+            t.allocatesBytes = layerShard * per.parameters;
+            const int ahead = l - 1 - c.prefetch;
+            if (ahead >= first && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
+            gather = stage.add(std::move(t));
+          }
+          Task t = computeTask(Pass::Forward, mb, l, layer.forward, layer.forwardKernels, shaped ? 2 : 0, fmt::format("fwd L{} mb{}", l, mb));
+          if (gather >= 0) t.after.push_back(gather);
+          if (l == first && rootGather >= 0) t.after.push_back(rootGather);
+          t.allocatesBytes = savedBytes;
+          if (gather >= 0) t.freesBytes = layerShard * per.parameters;  // resharded after forward
+          lastCompute = stage.add(std::move(t));
+          gathered[l] = lastCompute;
+          if (l == first) forwardFirst[{s, mb, pass.chunk}] = lastCompute;
+        }
+        if (last && lastChunk && shaped) {
+          Task t = computeTask(Pass::Forward, mb, -1, layer.logitsForward, 3, 0, fmt::format("logits+loss mb{}", mb));
+          // Logits: 16-bit values plus an fp32 copy for the softmax and loss, and their gradient.
+          t.allocatesBytes = static_cast<double>(c.microBatch) * c.seq * model.vocab * (2 + 4) / c.tp;
+          lastCompute = stage.add(std::move(t));
+        } else if (p > 1) {
+          Task t;
+          t.stream = StreamKind::Compute;
+          t.part = Part::PipeComm;
+          t.pass = Pass::Forward;
+          t.microBatch = mb;
+          t.seconds = pipeSeconds;
+          t.label = fmt::format("send activations mb{}", mb);
+          lastCompute = stage.add(std::move(t));
+          forwardSend[{s, mb, pass.chunk}] = lastCompute;
+        }
+      } else {
+        if (last && lastChunk && shaped) {
+          Task t = computeTask(Pass::Backward, mb, -1, layer.logitsBackward, 3, 0, fmt::format("logits backward mb{}", mb));
+          t.freesBytes = static_cast<double>(c.microBatch) * c.seq * model.vocab * (2 + 4) / c.tp;
+          lastCompute = stage.add(std::move(t));
+          backwardFirst[{s, mb, pass.chunk}] = lastCompute;
+        }
+        for (int l = end - 1; l >= first; --l) {
+          int gather = -1;
+          if (gathers && c.dp > 1) {
+            Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
+                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes},
+                                fmt::format("all-gather L{} mb{} (backward)", l, mb));
+            t.allocatesBytes = layerShard * per.parameters;
+            const int ahead = l + 1 + c.prefetch;
+            if (ahead < end && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
+            gather = stage.add(std::move(t));
+          }
+          if (layer.recompute > 0) {
+            Task t = computeTask(Pass::Recompute, mb, l, layer.recompute, layer.recomputeKernels, c.recompute == Recompute::Full ? 2 : 0,
+                                 fmt::format("recompute L{} mb{}", l, mb));
+            if (gather >= 0) t.after.push_back(gather);
+            t.allocatesBytes = recomputedBytes;
+            lastCompute = stage.add(std::move(t));
+          }
+          Task t = computeTask(Pass::Backward, mb, l, layer.backward, layer.backwardKernels, shaped ? 2 : 0, fmt::format("bwd L{} mb{}", l, mb));
+          if (gather >= 0) t.after.push_back(gather);
+          t.freesBytes = savedBytes + recomputedBytes + (gather >= 0 ? layerShard * per.parameters : 0.0);
+          // ZeRO-3: the layer's full gradient until its reduce-scatter.
+          if (gathers && c.dp > 1) t.allocatesBytes = layerShard * per.gradients;
+          lastCompute = stage.add(std::move(t));
+          gathered[l] = lastCompute;
+          if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;
+          if (gathers && c.dp > 1) {
+            Task scatter = collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
+                                      {Collective::ReduceScatter, layerShard * per.gradients, where.shardRanks, where.shardNodes},
+                                      fmt::format("reduce-scatter L{} mb{}", l, mb));
+            scatter.after.push_back(lastCompute);
+            scatter.freesBytes = layerShard * per.gradients;
+            lastDataTask = stage.add(std::move(scatter));
+            reductions.push_back(lastDataTask);
+          } else if (!gathers && (reducesEveryMicroBatch || mb == m - 1)) {
+            // Buckets fill as the last micro-batch's backward produces gradients (ZeRO-2: every one's).
+            bucketFill += layerShard * per.gradients;
+            if (bucketFill >= c.bucketBytes) {
+              flushBucket(lastCompute, bucketFill, Pass::Backward);
+              bucketFill = 0;
+            }
+          }
+        }
+        if (s > 0 || pass.chunk > 0) {
+          Task t;
+          t.stream = StreamKind::Compute;
+          t.part = Part::PipeComm;
+          t.pass = Pass::Backward;
+          t.microBatch = mb;
+          t.seconds = pipeSeconds;
+          t.label = fmt::format("send gradients mb{}", mb);
+          lastCompute = stage.add(std::move(t));
+          backwardSend[{s, mb, pass.chunk}] = lastCompute;
+        }
+        // The rest of the stage's gradients (embeddings on the first stage) close the last bucket.
+        if (!gathers && (reducesEveryMicroBatch || mb == m - 1) && pass.chunk == 0) {
+          bucketFill += (s == 0 ? restShard : 0.0) * per.gradients;
+          flushBucket(lastCompute, bucketFill, Pass::Backward);
+          bucketFill = 0;
+        }
+      }
+    }
+    // Without overlap, DDP's buckets go after the whole backward.
+    if (!c.overlapGradReduce && !gathers) {
+      for (int r : reductions) g.tasks[static_cast<std::size_t>(r)].after.push_back(lastCompute);
+    }
+    // ZeRO-3's embeddings and other unwrapped parameters: one more reduce-scatter.
+    if (gathers && c.dp > 1 && restShard > 0 && s == 0) {
+      Task t = collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
+                          {Collective::ReduceScatter, restShard * per.gradients, where.shardRanks, where.shardNodes}, "reduce-scatter root unit");
+      t.after.push_back(lastCompute);
+      t.freesBytes = restShard * per.parameters;
+      lastDataTask = stage.add(std::move(t));
+    }
+    // HYBRID_SHARD: the gradient shard is all-reduced across the replicas once per step.
+    if (gathers && where.replicas > 1) {
+      Task t = collective(StreamKind::Reduce, Part::DataComm, Pass::Step,
+                          {Collective::AllReduce, shard * per.gradients / where.shardRanks, where.replicas, where.replicas}, "replica all-reduce");
+      t.after.push_back(lastCompute);
+      lastDataTask = stage.add(std::move(t));
+    }
+
+    // Offload: gradients to the host, the CPU's optimizer, parameters back (ZeRO-Offload).
+    int lastOffload = -1;
+    const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+    const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
+    if (c.offloadOptimizer != OffloadTarget::None && pcie > 0 && cluster.host.memoryBandwidthGBps > 0) {
+      Task t;
+      t.stream = StreamKind::Offload;
+      t.part = Part::Offload;
+      t.pass = Pass::Step;
+      t.seconds = 2 * updated * 2 / pcie + updated * 28 * cluster.gpusPerNode / (cluster.host.memoryBandwidthGBps * 1e9);
+      if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+        t.seconds += 2 * states.nvmeBytes * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
+      }
+      t.after.push_back(lastDataTask >= 0 ? lastDataTask : lastCompute);
+      t.label = "offloaded optimizer step";
+      lastOffload = stage.add(std::move(t));
+    }
+    if (c.offloadParams != OffloadTarget::None && pcie > 0) {
+      // Each forward and backward fetches the partition from host memory or NVMe (prefetched
+      // under compute): one transfer per micro-batch pass, on the offload stream.
+      double bandwidth = pcie;
+      if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+        bandwidth = std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
+      }
+      for (int k = 0; k < 2 * m; ++k) {
+        Task t;
+        t.stream = StreamKind::Offload;
+        t.part = Part::Offload;
+        t.pass = k % 2 ? Pass::Backward : Pass::Forward;
+        t.seconds = shard / c.dp * per.parameters / bandwidth;
+        t.label = "fetch offloaded parameters";
+        const int fetch = stage.add(std::move(t));
+        if (lastOffload < 0) lastOffload = fetch;
+      }
+    }
+
+    // The optimizer step on the GPU: memory-bound over the states it updates, after every
+    // reduction; then ZeRO-1/2 all-gather the updated parameters.
+    if (c.offloadOptimizer == OffloadTarget::None) {
+      const double bytesPerParameter = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
+      const double bandwidth = gpu.memoryBandwidthGBps * 1e9 * gpu.memoryEfficiency;
+      Task t;
+      t.stream = StreamKind::Compute;
+      t.part = Part::Optimizer;
+      t.pass = Pass::Step;
+      t.seconds = updated * bytesPerParameter / bandwidth;
+      if (lastDataTask >= 0) t.after.push_back(lastDataTask);
+      t.label = "optimizer step";
+      lastCompute = stage.add(std::move(t));
+    } else if (lastOffload >= 0) {
+      Task t;
+      t.stream = StreamKind::Compute;
+      t.part = Part::Optimizer;
+      t.pass = Pass::Step;
+      t.after.push_back(lastOffload);
+      t.label = "wait for the offloaded step";
+      lastCompute = stage.add(std::move(t));
+    }
+    if ((c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients) && c.dp > 1) {
+      Task t = collective(StreamKind::Gather, Part::DataComm, Pass::Step,
+                          {Collective::AllGather, shard * per.parameters, c.dp, where.dpNodes}, "all-gather updated parameters");
+      t.after.push_back(lastCompute);
+      stage.add(std::move(t));
+    }
+  }
+
+  // Across stages: a forward waits for the previous stage's activations (the first stage's chunk
+  // k > 0, for the last stage's chunk k - 1), a backward for the next stage's gradients.
+  for (const auto& [key, first] : forwardFirst) {
+    const auto [s, mb, chunk] = key;
+    const auto from = s > 0 ? forwardSend.find({s - 1, mb, chunk}) : chunk > 0 ? forwardSend.find({p - 1, mb, chunk - 1}) : forwardSend.end();
+    if (from != forwardSend.end()) g.tasks[static_cast<std::size_t>(first)].after.push_back(from->second);
+  }
+  for (const auto& [key, first] : backwardFirst) {
+    const auto [s, mb, chunk] = key;
+    const auto from = s < p - 1 ? backwardSend.find({s + 1, mb, chunk}) : chunk < v - 1 ? backwardSend.find({0, mb, chunk + 1}) : backwardSend.end();
+    if (from != backwardSend.end()) g.tasks[static_cast<std::size_t>(first)].after.push_back(from->second);
+  }
+  return g;
+}
+
+}  // namespace cclab::sim

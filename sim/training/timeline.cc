@@ -1,0 +1,264 @@
+#include "sim/training/timeline.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "results/json_reader.h"
+
+namespace cclab::sim {
+namespace {
+
+constexpr int streamIndex(int stage, StreamKind kind) { return stage * kStreamKinds + static_cast<int>(kind); }
+
+struct Running {
+  int task;
+  double remaining;  // seconds of work at full speed
+};
+
+
+// The step's parts, read off the stage that finishes last (whose end is the critical path's): at
+// each moment, what that stage's GPU is doing. Its compute stream's task if one runs (a compute
+// task's kernels, blocking tensor-parallel collectives and launch overhead in proportion, and
+// the time it was slowed beside a collective as interference); else the collectives it waits for
+// (exposed communication, split between those running); else an offload transfer; else nothing
+// (it waits for another stage: the pipeline bubble). The parts add up to the makespan.
+void attributeStage(const StepGraph& graph, Timeline& t, const std::vector<double>& interfered) {
+  struct Edge {
+    double time;
+    int task;
+    bool starts;
+  };
+  std::vector<Edge> edges;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    if (graph.tasks[i].stage != t.criticalStage || t.tasks[i].end <= t.tasks[i].start) continue;
+    edges.push_back({t.tasks[i].start, static_cast<int>(i), true});
+    edges.push_back({t.tasks[i].end, static_cast<int>(i), false});
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+    return a.time != b.time ? a.time < b.time : a.starts < b.starts;  // ends before starts
+  });
+  std::vector<int> active;
+  double previous = 0;
+  auto account = [&](double span) {
+    if (span <= 0) return;
+    int compute = -1, offload = -1;
+    std::vector<int> collectives;
+    for (int i : active) {
+      const StreamKind stream = graph.tasks[static_cast<std::size_t>(i)].stream;
+      if (stream == StreamKind::Compute) compute = i;
+      else if (stream == StreamKind::Offload) offload = i;
+      else collectives.push_back(i);
+    }
+    if (compute >= 0) {
+      const Task& task = graph.tasks[static_cast<std::size_t>(compute)];
+      const double duration = t.tasks[static_cast<std::size_t>(compute)].end - t.tasks[static_cast<std::size_t>(compute)].start;
+      const double scale = span / duration;
+      t.onPath[static_cast<std::size_t>(task.part)] += scale * (task.seconds - task.tensorCommSeconds - task.overheadSeconds);
+      t.onPath[static_cast<std::size_t>(Part::TensorComm)] += scale * task.tensorCommSeconds;
+      t.onPath[static_cast<std::size_t>(Part::Overhead)] += scale * task.overheadSeconds;
+      t.interference += scale * interfered[static_cast<std::size_t>(compute)];
+    } else if (!collectives.empty()) {
+      for (int i : collectives) t.onPath[static_cast<std::size_t>(graph.tasks[static_cast<std::size_t>(i)].part)] += span / collectives.size();
+    } else if (offload >= 0) {
+      t.onPath[static_cast<std::size_t>(Part::Offload)] += span;
+    } else {
+      t.idle += span;
+    }
+  };
+  for (const Edge& edge : edges) {
+    account(edge.time - previous);
+    previous = edge.time;
+    if (edge.starts) {
+      active.push_back(edge.task);
+    } else {
+      active.erase(std::find(active.begin(), active.end(), edge.task));
+    }
+  }
+  account(t.makespan - previous);
+}
+
+}  // namespace
+
+Timeline simulate(const StepGraph& graph, const Interference& interference) {
+  const std::vector<Task>& tasks = graph.tasks;
+  const int n = static_cast<int>(tasks.size());
+  Timeline t;
+  t.tasks.assign(static_cast<std::size_t>(n), {});
+  t.peakBytes = graph.residentBytes;
+  if (n == 0) return t;
+
+  // Each stream's tasks in issue order, each task's unfinished dependencies and who waits on it.
+  const int streams = graph.stages * kStreamKinds;
+  std::vector<std::vector<int>> queue(static_cast<std::size_t>(streams));
+  std::vector<int> waitingOn(static_cast<std::size_t>(n), 0);
+  std::vector<std::vector<int>> successors(static_cast<std::size_t>(n));
+  std::vector<int> streamOf(static_cast<std::size_t>(n)), previousOnStream(static_cast<std::size_t>(n), -1);
+  for (int i = 0; i < n; ++i) {
+    const Task& task = tasks[static_cast<std::size_t>(i)];
+    const int s = streamIndex(task.stage, task.stream);
+    streamOf[static_cast<std::size_t>(i)] = s;
+    auto& q = queue[static_cast<std::size_t>(s)];
+    if (!q.empty()) previousOnStream[static_cast<std::size_t>(i)] = q.back();
+    q.push_back(i);
+    for (int d : task.after) {
+      if (d < 0 || d >= n || d == i) throw std::logic_error(fmt::format("step graph: task {} waits for task {}, which does not exist", i, d));
+      ++waitingOn[static_cast<std::size_t>(i)];
+      successors[static_cast<std::size_t>(d)].push_back(i);
+    }
+  }
+
+  std::vector<std::size_t> head(static_cast<std::size_t>(streams), 0);
+  std::vector<bool> busy(static_cast<std::size_t>(streams), false);
+  std::vector<double> allocated(static_cast<std::size_t>(graph.stages), 0.0);
+  std::vector<int> gate(static_cast<std::size_t>(n), -1);  // what the task waited for last
+  std::vector<Running> running;
+  std::vector<double> interfered(static_cast<std::size_t>(n), 0.0);  // seconds each task was slowed beside another
+  std::vector<double> shares, slowdowns;
+  double now = 0;
+  int finished = 0;
+
+  auto tryStart = [&](int s) {
+    auto& q = queue[static_cast<std::size_t>(s)];
+    std::size_t& h = head[static_cast<std::size_t>(s)];
+    if (busy[static_cast<std::size_t>(s)] || h >= q.size()) return;
+    const int i = q[h];
+    if (waitingOn[static_cast<std::size_t>(i)] > 0) return;
+    const Task& task = tasks[static_cast<std::size_t>(i)];
+    busy[static_cast<std::size_t>(s)] = true;
+    ++h;
+    t.tasks[static_cast<std::size_t>(i)].start = now;
+    // The last to finish of its dependencies and its stream's previous task gated it.
+    double latest = -1;
+    for (int d : task.after) {
+      if (t.tasks[static_cast<std::size_t>(d)].end > latest) latest = t.tasks[static_cast<std::size_t>(d)].end, gate[static_cast<std::size_t>(i)] = d;
+    }
+    const int previous = previousOnStream[static_cast<std::size_t>(i)];
+    if (previous >= 0 && t.tasks[static_cast<std::size_t>(previous)].end >= latest) gate[static_cast<std::size_t>(i)] = previous;
+    double& stageBytes = allocated[static_cast<std::size_t>(task.stage)];
+    stageBytes += task.allocatesBytes;
+    double& peak = t.peakBytes[static_cast<std::size_t>(task.stage)];
+    peak = std::max(peak, graph.residentBytes[static_cast<std::size_t>(task.stage)] + stageBytes);
+    running.push_back({i, std::max(0.0, task.seconds)});
+  };
+  for (int s = 0; s < streams; ++s) tryStart(s);
+
+  std::vector<double> rates;
+  std::vector<int> communicating(static_cast<std::size_t>(graph.stages));
+  std::vector<char> computing(static_cast<std::size_t>(graph.stages));
+  while (!running.empty()) {
+    // Rates. Collectives running at once on a stage share its links; while any runs, the stage's
+    // compute slows and they slow too (NCCL's kernels and the GEMMs share SMs and HBM).
+    std::fill(communicating.begin(), communicating.end(), 0);
+    std::fill(computing.begin(), computing.end(), 0);
+    for (const Running& r : running) {
+      const Task& task = tasks[static_cast<std::size_t>(r.task)];
+      if (task.stream == StreamKind::Compute) computing[static_cast<std::size_t>(task.stage)] = 1;
+      if (isCollectiveStream(task.stream)) ++communicating[static_cast<std::size_t>(task.stage)];
+    }
+    rates.assign(running.size(), 1.0);
+    shares.assign(running.size(), 1.0);
+    slowdowns.assign(running.size(), 0.0);
+    double step = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < running.size(); ++k) {
+      const Task& task = tasks[static_cast<std::size_t>(running[k].task)];
+      const auto stage = static_cast<std::size_t>(task.stage);
+      if (task.stream == StreamKind::Compute && communicating[stage] > 0) slowdowns[k] = interference.computeSlowdown;
+      if (isCollectiveStream(task.stream)) {
+        shares[k] = communicating[stage];
+        if (computing[stage]) slowdowns[k] = interference.commSlowdown;
+      }
+      rates[k] = 1 / (shares[k] * (1 + slowdowns[k]));
+      step = std::min(step, running[k].remaining / rates[k]);
+    }
+    now += step;
+    std::vector<int> done;
+    for (std::size_t k = 0; k < running.size();) {
+      // Of `step` seconds, step * rate is the task's own work; the rest is link sharing and interference.
+      const double progress = step * rates[k];
+      interfered[static_cast<std::size_t>(running[k].task)] += progress * shares[k] * slowdowns[k];
+      running[k].remaining -= progress;
+      if (running[k].remaining <= 1e-15 * std::max(1.0, now)) {
+        done.push_back(running[k].task);
+        running[k] = running.back();
+        rates[k] = rates.back();
+        shares[k] = shares.back();
+        slowdowns[k] = slowdowns.back();
+        running.pop_back();
+        rates.pop_back();
+        shares.pop_back();
+        slowdowns.pop_back();
+      } else {
+        ++k;
+      }
+    }
+    for (int i : done) {
+      const Task& task = tasks[static_cast<std::size_t>(i)];
+      t.tasks[static_cast<std::size_t>(i)].end = now;
+      allocated[static_cast<std::size_t>(task.stage)] -= task.freesBytes;
+      busy[static_cast<std::size_t>(streamOf[static_cast<std::size_t>(i)])] = false;
+      ++finished;
+      for (int successor : successors[static_cast<std::size_t>(i)]) --waitingOn[static_cast<std::size_t>(successor)];
+    }
+    // Streams whose head may have become startable: the finished tasks' own and their successors'.
+    for (int i : done) {
+      tryStart(streamOf[static_cast<std::size_t>(i)]);
+      for (int successor : successors[static_cast<std::size_t>(i)]) tryStart(streamOf[static_cast<std::size_t>(successor)]);
+    }
+  }
+  if (finished != n) throw std::logic_error(fmt::format("step graph: {} of {} tasks never started (a dependency cycle)", n - finished, n));
+
+  // The critical path: back from the last task to finish, through what gated each start.
+  int last = 0;
+  for (int i = 1; i < n; ++i) {
+    if (t.tasks[static_cast<std::size_t>(i)].end > t.tasks[static_cast<std::size_t>(last)].end) last = i;
+  }
+  t.makespan = t.tasks[static_cast<std::size_t>(last)].end;
+  t.criticalStage = tasks[static_cast<std::size_t>(last)].stage;
+  for (int i = last; i >= 0; i = gate[static_cast<std::size_t>(i)]) t.criticalPath.push_back(i);
+  attributeStage(graph, t, interfered);
+  std::reverse(t.criticalPath.begin(), t.criticalPath.end());
+  return t;
+}
+
+std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const std::string& title) {
+  static constexpr const char* kStreamNames[] = {"compute", "gathers", "reductions", "offload"};
+  static constexpr const char* kPassNames[] = {"forward", "backward", "recompute", "step"};
+  std::vector<char> onPath(graph.tasks.size(), 0);
+  for (int i : timeline.criticalPath) onPath[static_cast<std::size_t>(i)] = 1;
+  results::Json events = results::Json::array();
+  for (int stage = 0; stage < graph.stages; ++stage) {
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", stage}, {"args", {{"name", fmt::format("stage {}", stage)}}}});
+    for (int k = 0; k < kStreamKinds; ++k) {
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", k}, {"args", {{"name", kStreamNames[k]}}}});
+    }
+  }
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    const Task& task = graph.tasks[i];
+    const TimedTask& timed = timeline.tasks[i];
+    results::Json args = {{"part", std::string(name(task.part))}, {"pass", kPassNames[static_cast<int>(task.pass)]},
+                          {"critical_path", onPath[i] != 0}};
+    if (task.microBatch >= 0) args["micro_batch"] = task.microBatch;
+    if (task.layer >= 0) args["layer"] = task.layer;
+    if (!task.collectives.empty()) {
+      const GroupCollective& c = task.collectives.front();
+      args["collective"] = std::string(cclab::name(c.collective));
+      args["bytes"] = c.bytes;
+      args["ranks"] = c.ranks;
+    }
+    events.push_back({{"name", task.label},
+                      {"cat", std::string(name(task.part))},
+                      {"ph", "X"},
+                      {"ts", timed.start * 1e6},
+                      {"dur", (timed.end - timed.start) * 1e6},
+                      {"pid", task.stage},
+                      {"tid", static_cast<int>(task.stream)},
+                      {"args", args}});
+  }
+  const results::Json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"title", title}, {"tool", "ccsim"}}}};
+  return results::dumpJson(trace) + "\n";
+}
+
+}  // namespace cclab::sim

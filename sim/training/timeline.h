@@ -1,0 +1,52 @@
+#pragma once
+
+// The step's timeline: an event simulation of a StepGraph. A task starts when its dependencies
+// have finished and its stream is free (streams run their tasks in issue order). While a
+// data-parallel collective runs on a stage, that stage's compute slows and the collective gets
+// less bandwidth (NCCL's kernels take SMs and HBM bandwidth): the GPU description's interference
+// factors, zero by default (then the timeline is the closed forms' ideal overlap). Collectives
+// running at once on a stage (FSDP's gather and reduce streams) share its links equally. Memory is
+// tracked as tasks allocate and free it; the step's parts come from its critical path.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/training/step_graph.h"
+
+namespace cclab::sim {
+
+// How concurrent work slows down on one GPU (GpuSpec::interference).
+struct Interference {
+  double computeSlowdown = 0;  // compute runs at 1 / (1 + this) while a collective runs
+  double commSlowdown = 0;     // a collective runs at 1 / (1 + this) while compute runs
+};
+
+struct TimedTask {
+  double start = 0, end = 0;
+};
+
+struct Timeline {
+  std::vector<TimedTask> tasks;  // parallel to StepGraph::tasks
+  double makespan = 0;
+  // The step's parts, read off the stage that finishes last (criticalStage, where the critical
+  // path ends): what its GPU does at each moment, by part (StepTime's parts: its compute stream's
+  // task, else the collectives it waits for, else offload), the time compute was slowed beside a
+  // collective, and the time it did nothing (waiting for other stages: the bubble). The three add
+  // up to the makespan.
+  std::array<double, kParts> onPath{};
+  double interference = 0;
+  double idle = 0;
+  int criticalStage = 0;
+  std::vector<int> criticalPath;   // task indices, first to last
+  std::vector<double> peakBytes;   // per stage: resident + the most allocated at once
+};
+
+Timeline simulate(const StepGraph& graph, const Interference& interference);
+
+// Chrome trace JSON (the format PyTorch's profiler writes; Perfetto and chrome://tracing open
+// it): a process per pipeline stage, a thread per stream, a complete event per task with its
+// part, pass, micro-batch and layer; the critical path flagged in args.
+std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const std::string& title);
+
+}  // namespace cclab::sim

@@ -1,0 +1,229 @@
+// The step as a timeline (sim/training/step_graph.h, timeline.h): with no interference it is the
+// closed forms' ideal overlap; interference, link sharing, launch overhead and eager execution
+// each lengthen it by a named part; the parts add up to the step; memory follows the schedule;
+// the trace is Chrome trace JSON.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "results/json_reader.h"
+#include "sim/training/estimate.h"
+#include "sim/training/step_graph.h"
+#include "sim/training/timeline.h"
+
+namespace cclab::sim {
+namespace {
+
+ModelCard gpt(int hidden, int layers, int heads, int vocab = 51200) {
+  results::Json j = {{"model_type", "gpt2"}, {"n_embd", hidden}, {"n_layer", layers}, {"n_head", heads},
+                     {"n_positions", 2048},  {"vocab_size", vocab}};
+  return modelFromJson(j, "test", "gpt");
+}
+
+Cluster nodes(const std::string& preset, int count) {
+  Cluster c = loadCluster(preset);
+  reshape(c, count, std::nullopt);
+  return c;
+}
+
+TrainConfig config(int gpus, int globalBatch, int seq = 2048) {
+  TrainConfig c;
+  c.gpus = gpus;
+  c.globalBatch = globalBatch;
+  c.seq = seq;
+  return c;
+}
+
+struct Simulated {
+  TrainingEstimate estimate;
+  StepGraph graph;
+  Timeline timeline;
+};
+
+Simulated run(const ModelCard& m, TrainConfig c, const Cluster& cluster) {
+  resolve(c, m, cluster);
+  TrainingPricer pricer(cluster);
+  Simulated s;
+  s.estimate = estimateTraining(m, c, pricer, &s.graph, &s.timeline);
+  return s;
+}
+
+double sumOfParts(const StepTime& s) {
+  return s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer + s.overhead + s.interference;
+}
+
+Cluster withoutStepKnobs(Cluster c) {
+  c.gpu.step = {};
+  return c;
+}
+
+TEST(Timeline, WithoutInterferenceOrOverheadItIsTheClosedForm) {
+  // No data parallelism: nothing overlaps, so the timeline and the closed forms must agree to
+  // rounding (one GPU, tensor parallelism inside a node).
+  const ModelCard m = gpt(4096, 32, 32);
+  const Cluster one = withoutStepKnobs(nodes("dgx-a100", 1));
+  for (int tp : {1, 2, 8}) {
+    TrainConfig c = config(tp, 8);
+    c.tp = tp;
+    const Simulated s = run(m, c, one);
+    EXPECT_NEAR(s.estimate.step.total / s.estimate.closedForm.total, 1.0, 1e-9) << "tp " << tp;
+    EXPECT_NEAR(s.estimate.step.compute, s.estimate.closedForm.compute, 1e-9 * s.estimate.step.total);
+    EXPECT_NEAR(s.estimate.step.tpComm, s.estimate.closedForm.tpComm, 1e-9 * s.estimate.step.total);
+    EXPECT_EQ(s.estimate.step.interference, 0);
+    EXPECT_EQ(s.estimate.step.overhead, 0);
+  }
+  // DDP without overlap: every bucket after the backward pass, as the closed form adds them.
+  const Cluster four = withoutStepKnobs(nodes("dgx-a100", 4));
+  TrainConfig c = config(32, 256, 1024);
+  c.overlapGradReduce = false;
+  c.bucketBytes = 1e12;  // one bucket
+  const Simulated ddp = run(gpt(2048, 24, 16), c, four);
+  EXPECT_NEAR(ddp.estimate.step.total / ddp.estimate.closedForm.total, 1.0, 1e-3);
+  EXPECT_NEAR(ddp.estimate.step.dpComm / ddp.estimate.closedForm.dpComm, 1.0, 1e-3);
+}
+
+TEST(Timeline, PartsAddUpToTheStep) {
+  const Cluster four = nodes("dgx-a100", 4);
+  const ModelCard m = gpt(4096, 32, 32);
+  for (int zero : {0, 1, 2, 3}) {
+    TrainConfig c = config(32, 64);
+    setZeroStage(c, zero);
+    const Simulated s = run(m, c, four);
+    EXPECT_NEAR(sumOfParts(s.estimate.step), s.estimate.step.total, 1e-9 * s.estimate.step.total) << "zero " << zero;
+    EXPECT_GT(s.estimate.communication, 0);
+    EXPECT_GE(s.estimate.hiddenFraction, 0);
+    EXPECT_LE(s.estimate.hiddenFraction, 1);
+  }
+  TrainConfig c = config(64, 64);
+  c.tp = 8;
+  c.pp = 4;
+  c.vpp = 2;
+  const Simulated s = run(gpt(8192, 48, 64), c, nodes("dgx-a100", 8));
+  EXPECT_NEAR(sumOfParts(s.estimate.step), s.estimate.step.total, 1e-9 * s.estimate.step.total);
+  EXPECT_GT(s.estimate.step.bubble, 0);
+}
+
+TEST(Timeline, InterferenceSlowsComputeBesideCollectivesAndIsItsOwnPart) {
+  const ModelCard m = gpt(4096, 32, 32);
+  Cluster four = withoutStepKnobs(nodes("dgx-a100", 4));
+  TrainConfig c = config(32, 64);
+  setZeroStage(c, 3);
+  const Simulated ideal = run(m, c, four);
+  four.gpu.step.computeSlowdown = 0.2;
+  four.gpu.step.commSlowdown = 0.3;
+  const Simulated slowed = run(m, c, four);
+  EXPECT_EQ(ideal.estimate.step.interference, 0);
+  EXPECT_GT(slowed.estimate.step.interference, 0);
+  EXPECT_GT(slowed.estimate.step.total, ideal.estimate.step.total);
+  // Compute runs beside a gather for most of a ZeRO-3 step: at most 20% longer.
+  EXPECT_LT(slowed.estimate.step.total, 1.2 * ideal.estimate.step.total + slowed.estimate.step.shardComm);
+  EXPECT_DOUBLE_EQ(slowed.estimate.step.compute, ideal.estimate.step.compute);
+}
+
+TEST(Timeline, ConcurrentCollectivesShareTheLinks) {
+  // GPUs that compute in no time: ZeRO-3's gathers and reduce-scatters (on two streams) can only
+  // share the network, so the step is their volume, 1.5x DDP's all-reduce.
+  const ModelCard m = gpt(4096, 32, 32);
+  Cluster four = withoutStepKnobs(nodes("dgx-a100", 4));
+  four.gpu.peakTflops["bf16"] = 1e12;
+  four.gpu.memoryBandwidthGBps = 1e12;
+  TrainConfig ddp = config(32, 32);
+  ddp.overlapGradReduce = false;
+  ddp.bucketBytes = 1e12;
+  TrainConfig zero3 = ddp;
+  setZeroStage(zero3, 3);
+  const double plain = run(m, ddp, four).estimate.step.total;
+  const double sharded = run(m, zero3, four).estimate.step.total;
+  EXPECT_NEAR(sharded / plain, 1.5, 0.05);
+}
+
+TEST(Timeline, EagerExecutionAndLaunchesCostOverhead) {
+  const ModelCard m = gpt(768, 12, 12, 50304);  // GPT-2 124M: short kernels
+  Cluster one = withoutStepKnobs(nodes("dgx-h100", 1));
+  TrainConfig c = config(1, 16, 1024);
+  const Simulated free = run(m, c, one);
+  one.gpu.step.kernelLaunchUs = 4;
+  one.gpu.step.eagerDispatchUs = 20;
+  const Simulated fused = run(m, c, one);
+  c.execution = Execution::Eager;
+  const Simulated eager = run(m, c, one);
+  EXPECT_EQ(free.estimate.step.overhead, 0);
+  EXPECT_GT(fused.estimate.step.overhead, 0);
+  EXPECT_GT(eager.estimate.step.overhead, fused.estimate.step.overhead);
+  EXPECT_GT(eager.estimate.step.total, fused.estimate.step.total);
+  EXPECT_GT(eager.estimate.step.compute, fused.estimate.step.compute);  // unfused element-wise traffic
+  // Launches: every kernel of every layer, forward and backward, of every micro-batch.
+  const LayerTimes layer = layerTimes(m, fused.estimate.config, one);
+  EXPECT_GE(fused.estimate.step.overhead, 16 * 12 * (layer.forwardKernels + layer.backwardKernels) * 4e-6 * 0.999);
+}
+
+TEST(Timeline, ZeroThreePrefetchTradesMemoryForTime) {
+  const ModelCard m = gpt(6144, 40, 48);
+  const Cluster sixteen = withoutStepKnobs(nodes("dgx-a100", 2));
+  TrainConfig c = config(16, 32);
+  setZeroStage(c, 3);
+  c.prefetch = 0;
+  const Simulated none = run(m, c, sixteen);
+  c.prefetch = 2;
+  const Simulated deep = run(m, c, sixteen);
+  EXPECT_LT(deep.estimate.step.total, none.estimate.step.total);
+  EXPECT_GT(deep.estimate.memory.activations, none.estimate.memory.activations);  // more layers gathered at once
+}
+
+TEST(Timeline, MemoryFollowsTheSchedule) {
+  // 1F1B: the first stage holds min(p, m) micro-batches' activations; GPipe all m.
+  const ModelCard m = gpt(8192, 48, 64, 8);
+  const Cluster four = withoutStepKnobs(nodes("dgx-a100", 4));
+  TrainConfig c = config(32, 16);
+  c.tp = 8;
+  c.pp = 4;
+  const Simulated oneF = run(m, c, four);
+  c.schedule = Schedule::GPipe;
+  const Simulated gpipe = run(m, c, four);
+  TrainConfig plain = oneF.estimate.config;
+  const double layer = activationBytesPerLayer(m, plain);
+  EXPECT_NEAR(oneF.estimate.memory.activations / (4 * 12 * layer), 1.0, 0.01);
+  EXPECT_NEAR(gpipe.estimate.memory.activations / (16 * 12 * layer), 1.0, 0.01);
+  // The memory's parts add up.
+  const MemoryBreakdown& mem = oneF.estimate.memory;
+  EXPECT_DOUBLE_EQ(mem.total, mem.parameters + mem.gradients + mem.optimizerStates + mem.activations + mem.other);
+}
+
+TEST(Timeline, TraceIsChromeTraceJsonWithOneTrackPerStreamPerStage) {
+  TrainConfig c = config(64, 64);
+  c.tp = 8;
+  c.pp = 2;
+  const Simulated s = run(gpt(4096, 16, 32), c, nodes("dgx-a100", 8));
+  const results::Json trace = results::parseJson(chromeTrace(s.graph, s.timeline, "test"), "trace");
+  int complete = 0, onPath = 0, threads = 0;
+  double last = 0;
+  for (const results::Json& event : trace["traceEvents"]) {
+    if (event["ph"] == "X") {
+      ++complete;
+      onPath += event["args"]["critical_path"].get<bool>() ? 1 : 0;
+      last = std::max(last, event["ts"].get<double>() + event["dur"].get<double>());
+    }
+    if (event["ph"] == "M" && event["name"] == "thread_name") ++threads;
+  }
+  EXPECT_EQ(complete, static_cast<int>(s.graph.tasks.size()));
+  EXPECT_EQ(threads, 2 * kStreamKinds);
+  EXPECT_EQ(onPath, static_cast<int>(s.timeline.criticalPath.size()));
+  EXPECT_NEAR(last * 1e-6, s.estimate.step.total, 1e-9);
+}
+
+TEST(Timeline, ACycleIsAnInternalErrorNotAHang) {
+  StepGraph g;
+  g.stages = 1;
+  g.residentBytes = {0};
+  g.tasks.resize(2);
+  g.tasks[0].seconds = g.tasks[1].seconds = 1;
+  g.tasks[0].after = {1};
+  g.tasks[1].stream = StreamKind::Gather;
+  g.tasks[1].after = {0};
+  EXPECT_THROW(simulate(g, {}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace cclab::sim
