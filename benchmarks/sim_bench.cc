@@ -9,6 +9,7 @@
 
 #include "sim/predictor.h"
 #include "sim/training/planner.h"
+#include "sim/training/step_graph.h"
 
 namespace {
 
@@ -73,6 +74,35 @@ void BM_PlanGpt3On1024Gpus(benchmark::State& state) {
   state.SetItemsProcessed(layouts);  // layouts explored per second
 }
 
+// ccsim train's work for one layout, as the command does it: a fresh pricer, the step graph built
+// and simulated. LLaMA-3 405B on 2048 DGX H100 nodes (16,384 GPUs), global batch 2048 x 8192
+// tokens, full recompute; FSDP-style ZeRO-3 with tp 8, and 3D with tp 8 x pp 2 (126 layers divide
+// by no larger power of two).
+void BM_TrainLlama3_405bOn16384Gpus(benchmark::State& state, int pp, int zero) {
+  const cclab::sim::ModelCard model = cclab::sim::loadModel("llama3-405b");
+  const cclab::sim::Cluster cluster = cclab::sim::jobCluster(cclab::sim::loadCluster("dgx-h100"), 16384);
+  cclab::sim::TrainConfig c;
+  c.gpus = 16384;
+  c.globalBatch = 2048;
+  c.seq = 8192;
+  c.tp = 8;
+  c.pp = pp;
+  c.recompute = cclab::sim::Recompute::Full;
+  cclab::sim::setZeroStage(c, zero);
+  cclab::sim::resolve(c, model, cluster);
+  std::size_t tasks = 0;
+  for (auto _ : state) {
+    cclab::sim::TrainingPricer pricer(cluster);
+    cclab::sim::StepGraph graph;
+    const cclab::sim::TrainingEstimate e = cclab::sim::estimateTraining(model, c, pricer, &graph);
+    benchmark::DoNotOptimize(e.step.total);
+    tasks = graph.tasks.size();
+  }
+  state.counters["tasks"] = static_cast<double>(tasks);
+}
+
+BENCHMARK_CAPTURE(BM_TrainLlama3_405bOn16384Gpus, zero3_tp8, 1, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_TrainLlama3_405bOn16384Gpus, zero1_tp8_pp2, 2, 1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Predict, ring, "ring")->Arg(1)->Arg(2048);
 BENCHMARK_CAPTURE(BM_Predict, auto, "auto")->Arg(1)->Arg(2048);
 BENCHMARK(BM_PredictEveryCollective);

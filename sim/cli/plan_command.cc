@@ -51,15 +51,15 @@ int run(const PlanOptions& o) {
     const results::Json j = {{"model", model.name},           {"cluster", job.name},          {"gpus", base.gpus},
                              {"global_batch", base.globalBatch}, {"seq", base.seq},            {"explored", result.explored},
                              {"not_dividing", result.notDividing}, {"not_fitting", result.notFitting}, {"fitting", result.fitting},
-                             {"search_s", seconds},           {"plans", plans}};
+                             {"simulated", result.simulated},  {"pruned", result.pruned},     {"search_s", seconds},           {"plans", plans}};
     std::fputs((results::dumpJson(j, 2) + "\n").c_str(), stdout);
     return 0;
   }
   std::string text = fmt::format("# ccsim plan: {} on {} ({} GPUs: {} node{} x {}), global batch {}, seq {}, {} precision\n", model.name,
                                  job.name, base.gpus, job.nodes, job.nodes == 1 ? "" : "s", job.gpusPerNode, base.globalBatch, base.seq,
                                  base.precision == Precision::Mixed ? "mixed" : "fp32");
-  text += fmt::format("explored {} layouts in {:.2f} s: {} do not divide, {} do not fit, {} fit\n", result.explored, seconds,
-                      result.notDividing, result.notFitting, result.fitting);
+  text += fmt::format("explored {} layouts in {:.2f} s: {} do not divide, {} do not fit, {} simulated and fit, {} pruned by their closed form\n",
+                      result.explored, seconds, result.notDividing, result.notFitting, result.fitting, result.pruned);
   if (result.best.empty()) {
     text += "no layout fits: try more GPUs, a smaller micro-batch range, or --offload with ccsim train\n";
   } else {

@@ -137,10 +137,16 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   t.backwardKernels = kernels.backward;
   if (c.recompute == Recompute::Full) t.recompute = t.forward, t.recomputeKernels = kernels.forward;
   if (c.recompute == Recompute::Selective && !c.flashAttention) t.recompute = attention, t.recomputeKernels = 5;
-  // The output logits with their softmax and loss (a GEMM against the vocabulary and ~12 bytes of
-  // memory traffic per logit); backward twice.
-  t.logitsForward = gemm(h, m.vocab / tp) + tokens * m.vocab / tp * 12 / memoryBandwidth;
-  t.logitsBackward = 2 * t.logitsForward;
+  // The output logits with their softmax and loss: a GEMM against the vocabulary (backward: two),
+  // and the logits' memory traffic. Fused (Megatron-LM's vocab-parallel cross-entropy, llm.c): the
+  // 16-bit logits written, then read once by a softmax+loss kernel that writes their gradient in
+  // place: 2 + 4 bytes per logit. Eager PyTorch: logits upcast to fp32, log-softmax, the loss,
+  // and backward the same chain in reverse, each a kernel over fp32 logits: about 16 bytes per
+  // logit forward and 14 backward.
+  const double logits = tokens * m.vocab / tp;
+  const bool eager = c.execution == Execution::Eager;
+  t.logitsForward = gemm(h, m.vocab / tp) + logits * (eager ? 16 : 2) / memoryBandwidth;
+  t.logitsBackward = 2 * gemm(h, m.vocab / tp) + logits * (eager ? 14 : 4) / memoryBandwidth;
   return t;
 }
 

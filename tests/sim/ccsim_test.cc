@@ -94,7 +94,8 @@ TEST_F(Ccsim, TrainJsonNamesItsUnitsAndAddsUp) {
   EXPECT_TRUE(j.at("fits").get<bool>());
   const results::Json& step = j.at("step_time_s");
   double parts = 0;
-  for (const char* key : {"compute", "tp_comm", "pp_comm", "dp_comm", "shard_comm", "offload", "pipeline_bubble", "optimizer"}) {
+  for (const char* key :
+       {"compute", "tp_comm", "pp_comm", "dp_comm", "shard_comm", "offload", "pipeline_bubble", "optimizer", "overhead", "interference"}) {
     parts += step.at(key).get<double>();
   }
   EXPECT_NEAR(step.at("total").get<double>(), parts, 1e-9 * parts);
@@ -168,7 +169,8 @@ TEST_F(Ccsim, PlanPrintsTheFastestLayoutsThatFit) {
     const results::Json& l = p.at("layout");
     EXPECT_EQ(l.at("dp").get<int>() * l.at("tp").get<int>() * l.at("pp").get<int>(), 1024);
   }
-  EXPECT_EQ(j.at("explored").get<long>(), j.at("not_dividing").get<long>() + j.at("not_fitting").get<long>() + j.at("fitting").get<long>());
+  EXPECT_EQ(j.at("explored").get<long>(), j.at("not_dividing").get<long>() + j.at("not_fitting").get<long>() + j.at("fitting").get<long>() +
+                                              j.at("pruned").get<long>());
   const Outcome text = ccsim("plan --model llama2-7b --cluster dgx-a100 --global-batch 64 --seq 4096 --top 3");
   ASSERT_EQ(text.exitCode, 0) << text.err;
   EXPECT_NE(text.out.find("rank     dp  tp  pp vpp"), std::string::npos) << text.out;

