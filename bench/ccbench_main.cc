@@ -1,21 +1,20 @@
 // ccbench: nccl-tests-style collective benchmarks. See `ccbench --help` and the README.
 //
-// Exit codes: 0 success, 1 wrong results, 2 bad input, 3 timeout (no progress for -T seconds).
+// Exit codes: 0 success, 1 wrong results, 2 bad input, 3 timeout (no progress for -T seconds),
+// 70 an internal error (a bug).
 
 #include <mpi.h>
-#include <unistd.h>
 
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 
 #include "bench/driver.h"
+#include "results/interrupts.h"
 #include "results/results.h"
 #include "collectives/errors.h"
 
 namespace {
 
-constexpr int kBadInput = 2;
 
 int rank() {
   int r = 0;
@@ -23,18 +22,11 @@ int rank() {
   return r;
 }
 
-// An interrupted run leaves no half-written results file behind.
-void onSignal(int signal) {
-  cclab::results::removePartialWrite();
-  ::_exit(128 + signal);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  std::signal(SIGINT, onSignal);
-  std::signal(SIGTERM, onSignal);
+  cclab::results::installInterruptHandlers();  // an interrupted run leaves no half-written results file behind
   int code = 0;
   try {
     // Every rank parses the same command line and so reaches the same verdict.
@@ -56,11 +48,13 @@ int main(int argc, char** argv) {
       code = cclab::bench::runBenchmark(*options);
     }
   } catch (const cclab::InputError& e) {
+    // Every rank reaches the same verdict on bad input: one of them says it.
     if (rank() == 0) std::fprintf(stderr, "ccbench: error: %s\n", e.what());
-    code = kBadInput;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ccbench: rank %d: %s\n", rank(), e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    code = cclab::kExitBadInput;
+  } catch (...) {
+    // Not the input's fault, and maybe on one rank only: say which, and end the whole job.
+    const std::string tool = "ccbench: rank " + std::to_string(rank());
+    MPI_Abort(MPI_COMM_WORLD, cclab::reportError(tool, std::current_exception()));
   }
   MPI_Finalize();
   return code;

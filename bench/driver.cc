@@ -1,3 +1,4 @@
+#include "results/json_reader.h"
 #include "bench/driver.h"
 
 #include <mpi.h>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "bench/timing.h"
 #include "bench/watchdog.h"
 #include "results/results.h"
+#include "results/results_writer.h"
 #include "results/text_format.h"
 #include "collectives/errors.h"
 #include "collectives/mpi/mpi_communicator.h"
@@ -80,6 +83,35 @@ struct LocalCall {
   std::unique_ptr<Checker> checker;
 };
 
+// What the side-by-side table of one collective needs: per (datatype, op, root, size), in the order
+// measured, each backend's out-of-place algbw summed over the repeats (-N) — as many lines as the
+// sweep has points, however many repeats it makes.
+class SideBySide {
+ public:
+  explicit SideBySide(std::size_t backends) : backends_(backends) {}
+  void add(std::size_t backend, std::size_t line, const Row& outOfPlace) {
+    if (line >= lines_.size()) lines_.resize(line + 1, Line{{}, std::vector<double>(backends_), std::vector<int>(backends_)});
+    Line& l = lines_[line];
+    if (backend == 0 && l.counts[0] == 0) {
+      l.label = outOfPlace;
+      l.label.iterTimesUs.clear();
+    }
+    l.sums[backend] += outOfPlace.algbwGBps;
+    ++l.counts[backend];
+  }
+  struct Line {
+    Row label;                 // the first backend's first row: size, type, op, root
+    std::vector<double> sums;  // per backend
+    std::vector<int> counts;
+    double mean(std::size_t backend) const { return counts[backend] > 0 ? sums[backend] / counts[backend] : 0.0; }
+  };
+  const std::vector<Line>& lines() const { return lines_; }
+
+ private:
+  std::size_t backends_;
+  std::vector<Line> lines_;
+};
+
 class Driver {
  public:
   explicit Driver(const Options& options);
@@ -99,8 +131,12 @@ class Driver {
   bool everyBackendReduces(DataType dtype, ReduceOp op) const {
     return std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(dtype, op); });
   }
-  void runTest(Backend& backend, Collective collective, std::vector<Row>& rows);
-  void printSideBySide(Collective collective, const std::vector<std::vector<Row>>& perBackend) const;
+  // Runs one backend's sweep of `collective`; returns the wrong elements it counted.
+  std::int64_t runTest(std::size_t backendIndex, Collective collective, SideBySide& table);
+  void printSideBySide(Collective collective, const SideBySide& table) const;
+  // Process 0 streams the rows to the results files as they are measured; a failed write (a full
+  // disk) ends the run on every process at once, with process 0's error.
+  void write(const std::function<void()>& action);
   void progress(const Row& row);
   results::RunInfo runInfo();
   void out(const std::string& text) const {
@@ -123,6 +159,9 @@ class Driver {
   std::vector<std::unique_ptr<Backend>> backends_;
   std::map<Device*, std::unique_ptr<Buffers>> buffers_;
   std::vector<std::size_t> sizes_;
+  std::optional<results::ResultsWriter> writer_;  // process 0, with -J or --csv
+  bool writing_ = false;                          // -J or --csv (every process knows)
+  std::string writeError_;
   std::size_t totalRows_ = 0;
   std::size_t doneRows_ = 0;
   bool showProgress_ = false;
@@ -332,9 +371,9 @@ void Driver::progress(const Row& row) {
   std::fflush(stderr);
 }
 
-void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& rows) {
+std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, SideBySide& table) {
+  Backend& backend = *backends_[backendIndex];
   out(results::testHeader(collective, backend.name(), backend.communicator().algorithm(collective), backend.description()));
-  const std::size_t firstRow = rows.size();
   std::vector<int> roots{-1};
   if (hasRoot(collective)) {
     roots.clear();
@@ -342,45 +381,68 @@ void Driver::runTest(Backend& backend, Collective collective, std::vector<Row>& 
     else for (int r = 0; r < size_; ++r) roots.push_back(r);
   }
   std::int64_t wrong = 0;
+  double busbwSum = 0;  // for the average line, added in the order the rows come
+  std::size_t rows = 0;
+  std::size_t group = 0;  // (datatype, op, root) in the order measured: the side-by-side table's lines
   for (DataType dtype : dtypes_) {
     for (std::optional<ReduceOp> op : opsFor(collective, dtype)) {
       for (int root : roots) {
         for (int repeat = 0; repeat < options_.repeats; ++repeat) {
-          for (std::size_t bytes : sizes_) {
-            const std::size_t count = countForBytes(collective, bytes, dtype, size_);
-            Row outOfPlace = measure(backend, collective, dtype, op, root, count, false, repeat);
-            Row inPlace = measure(backend, collective, dtype, op, root, count, true, repeat);
+          for (std::size_t s = 0; s < sizes_.size(); ++s) {
+            const std::size_t count = countForBytes(collective, sizes_[s], dtype, size_);
+            const Row outOfPlace = measure(backend, collective, dtype, op, root, count, false, repeat);
+            const Row inPlace = measure(backend, collective, dtype, op, root, count, true, repeat);
             out(results::resultLine(outOfPlace, inPlace) + "\n");
             wrong += outOfPlace.wrong.value_or(0) + inPlace.wrong.value_or(0);
+            busbwSum += outOfPlace.busbwGBps;
+            busbwSum += inPlace.busbwGBps;
+            rows += 2;
             progress(outOfPlace);
-            rows.push_back(std::move(outOfPlace));
-            rows.push_back(std::move(inPlace));
+            table.add(backendIndex, group * sizes_.size() + s, outOfPlace);
+            write([&] {
+              writer_->add(outOfPlace);
+              writer_->add(inPlace);
+            });
           }
         }
+        ++group;
       }
     }
   }
-  out(results::outOfBoundsLine(wrong) + results::averageBusBandwidthLine(std::span(rows).subspan(firstRow)) +
-      results::testConcluded(collective));
+  out(results::outOfBoundsLine(wrong) + results::averageBusBandwidthLine(busbwSum, rows) + results::testConcluded(collective));
+  return wrong;
 }
 
-void Driver::printSideBySide(Collective collective, const std::vector<std::vector<Row>>& perBackend) const {
+void Driver::write(const std::function<void()>& action) {
+  if (!writing_) return;
+  int failed = 0;
+  if (process_ == 0) {
+    try {
+      action();
+    } catch (const InputError& e) {
+      writeError_ = e.what();
+      writer_.reset();  // its temporaries go with it
+      failed = 1;
+    }
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (failed) throw InputError(process_ == 0 ? writeError_ : std::string("process 0 could not write the results"));
+}
+
+void Driver::printSideBySide(Collective collective, const SideBySide& table) const {
   const std::string& first = backends_.front()->name();
-  std::string header = fmt::format("# Side by side: {}, out-of-place algbw (GB/s); ratio = backend / {}\n#{:>11}  {:>8}  {:>6}  {:>6}",
-                                   name(collective), first, "size", "type", "redop", "root");
+  std::string header = fmt::format("# Side by side: {}, out-of-place algbw (GB/s){}; ratio = backend / {}\n#{:>11}  {:>8}  {:>6}  {:>6}",
+                                   name(collective), options_.repeats > 1 ? ", mean of the repeats" : "", first, "size", "type", "redop", "root");
   for (const auto& b : backends_) header += fmt::format("  {:>9}", b->name());
   for (std::size_t i = 1; i < backends_.size(); ++i) header += fmt::format("  {:>11}", backends_[i]->name() + "/" + first);
   std::string text = header + "\n";
-  const std::vector<Row>& reference = perBackend.front();
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    const Row& base = reference[i];
-    if (base.inPlace) continue;
+  for (const SideBySide::Line& l : table.lines()) {
+    const Row& base = l.label;
     std::string line = fmt::format("#{:>11}  {:>8}  {:>6}  {:>6}", base.sizeBytes, name(base.dtype),
                                    base.op ? std::string(name(*base.op)) : std::string("none"), base.root);
-    for (const auto& rows : perBackend) line += fmt::format("  {:>9.3f}", rows[i].algbwGBps);
-    for (std::size_t b = 1; b < perBackend.size(); ++b) {
-      line += fmt::format("  {:>11.3f}", base.algbwGBps > 0 ? perBackend[b][i].algbwGBps / base.algbwGBps : 0.0);
-    }
+    for (std::size_t b = 0; b < backends_.size(); ++b) line += fmt::format("  {:>9.3f}", l.mean(b));
+    const double reference = l.mean(0);
+    for (std::size_t b = 1; b < backends_.size(); ++b) line += fmt::format("  {:>11.3f}", reference > 0 ? l.mean(b) / reference : 0.0);
     text += line + "\n";
   }
   out(text + "#\n");
@@ -450,32 +512,23 @@ int Driver::run() {
   for (const auto& p : placement_) devices += results::rankLine(p) + "\n";
   out(devices + "#\n");
 
-  std::vector<Row> all;
+  // The rows go to the results files as they are measured (bounded memory however long the run);
+  // the files appear complete, atomically, at the end.
+  writing_ = !options_.jsonPath.empty() || !options_.csvPath.empty();
+  write([&] { writer_.emplace(options_.jsonPath, options_.csvPath); });
   std::int64_t wrong = 0;
   for (Collective collective : options_.collectives) {
-    std::vector<std::vector<Row>> perBackend;
-    for (auto& backend : backends_) {
-      perBackend.emplace_back();
-      runTest(*backend, collective, perBackend.back());
-    }
-    if (backends_.size() > 1) printSideBySide(collective, perBackend);
-    for (auto& rows : perBackend) {
-      for (Row& row : rows) {
-        wrong += row.wrong.value_or(0);
-        all.push_back(std::move(row));
-      }
-    }
+    SideBySide table(backends_.size());
+    for (std::size_t b = 0; b < backends_.size(); ++b) wrong += runTest(b, collective, table);
+    if (backends_.size() > 1) printSideBySide(collective, table);
   }
 
   if (process_ == 0) {
-    const results::ResultsFile file{runInfo(), std::move(all)};
-    if (!options_.jsonPath.empty()) {
-      results::writeFileAtomically(options_.jsonPath, results::toJson(file).dump(1) + "\n");
-      out(fmt::format("# Wrote {}\n", options_.jsonPath));
-    }
-    if (!options_.csvPath.empty()) {
-      results::writeFileAtomically(options_.csvPath, results::toCsv(file.rows));
-      out(fmt::format("# Wrote {}\n", options_.csvPath));
+    if (writer_) {
+      writer_->finish(runInfo());
+      writer_.reset();
+      if (!options_.jsonPath.empty()) out(fmt::format("# Wrote {}\n", options_.jsonPath));
+      if (!options_.csvPath.empty()) out(fmt::format("# Wrote {}\n", options_.csvPath));
     }
     if (wrong > 0) std::fprintf(stderr, "ccbench: %lld wrong elements: the results are incorrect\n", static_cast<long long>(wrong));
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <ostream>
 
@@ -92,6 +93,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
 
   try {
     app.parse(argc, argv);
+    rejectEmptyValues(app);
   } catch (const CLI::CallForHelp&) {
     help << app.help();
     return std::nullopt;
@@ -141,7 +143,9 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   o.average = static_cast<Average>(average);
   if (o.blocking < 0 || o.blocking > 2) throw InputError(fmt::format("-z must be 0, 1 or 2 (got {})", o.blocking));
   if (o.blocking > 0 && o.graphLaunches > 0) throw InputError("-z waits for every collective, which a captured CUDA graph (-G) cannot: use one");
-  if (o.timeoutS < 0) throw InputError(fmt::format("-T must be 0 or more seconds (got {})", o.timeoutS));
+  if (!(std::isfinite(o.timeoutS) && o.timeoutS >= 0 && o.timeoutS <= 1e6)) {
+    throw InputError(fmt::format("-T must be 0 or more seconds, up to 1e6 (got {})", o.timeoutS));
+  }
 
   // An op is meaningless for collectives that do not reduce: say so rather than ignore it.
   const bool opGiven = app.count("--op") > 0;

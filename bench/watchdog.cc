@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "results/results.h"
+#include "results/interrupts.h"
 
 namespace cclab::bench {
 
@@ -44,7 +44,7 @@ void Watchdog::watch() {
                    static_cast<double>(idle) / 1e9, activity_.c_str());
       std::fflush(stderr);
       if (abort_) abort_();
-      results::removePartialWrite();
+      results::removeRegisteredPaths();
       ::_exit(kExitCode);
     }
   }

@@ -1,6 +1,7 @@
 #include "collectives/sizes.h"
 
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,17 @@ std::size_t parseSize(std::string_view text, std::string_view flag) {
   return value * multiplier;
 }
 
+double parseNumber(std::string_view text, std::string_view flag, double min, double max) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [next, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || next != end || text.empty() || !std::isfinite(value)) {
+    throw InputError(fmt::format("{} '{}' is not a finite number", flag, text));
+  }
+  if (value < min || value > max) throw InputError(fmt::format("{} {} is out of range ({:g} to {:g})", flag, text, min, max));
+  return value;
+}
+
 std::string describeBytes(std::size_t bytes) {
   constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int unit = 0;
@@ -51,13 +63,21 @@ void checkSweep(const Sweep& sweep) {
   if (sweep.stepFactor == 1 && sweep.stepBytes == 0 && sweep.minBytes < sweep.maxBytes) {
     throw InputError("-i must be at least 1 byte when -f is 1");
   }
+  // A sweep is a table a person reads: refuse one of more than a million sizes (-b 1 -e 1G -i 1).
+  constexpr std::size_t kMostSizes = 1'000'000;
+  if (sweep.stepFactor == 1 && sweep.stepBytes > 0 && (sweep.maxBytes - sweep.minBytes) / sweep.stepBytes >= kMostSizes) {
+    throw InputError(fmt::format("-b {} to -e {} by -i {} is more than {} sizes: use a larger -i or -f", sweep.minBytes, sweep.maxBytes,
+                                 sweep.stepBytes, kMostSizes));
+  }
 }
 
 std::vector<std::size_t> sweepSizes(const Sweep& sweep) {
   std::vector<std::size_t> sizes;
   for (std::size_t size = sweep.minBytes; size <= sweep.maxBytes;) {
     sizes.push_back(size);
-    const std::size_t next = sweep.stepFactor > 1 ? size * static_cast<std::size_t>(sweep.stepFactor) : size + sweep.stepBytes;
+    const std::size_t step = static_cast<std::size_t>(sweep.stepFactor);
+    if (sweep.stepFactor > 1 && size > sweep.maxBytes / step) break;  // the next size is past -e (and would overflow)
+    const std::size_t next = sweep.stepFactor > 1 ? size * step : size + sweep.stepBytes;
     if (next <= size) break;  // a single size of 0, or -i 0 with -b == -e
     size = next;
   }

@@ -8,10 +8,39 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/errors.h"
+
 namespace cclab {
 
 // "8", "64K", "256M", "4G". Throws InputError naming `flag` on bad or too-large values.
 std::size_t parseSize(std::string_view text, std::string_view flag);
+// A number a flag takes: the whole of `text`, finite (no nan or inf), within [min, max].
+// InputError naming `flag` otherwise.
+double parseNumber(std::string_view text, std::string_view flag, double min, double max);
+// For CLI11's Option::check: "" when the value is a finite number within [min, max], else why not.
+// (CLI11's own number checks let nan through, and print DBL_MAX in 309 digits.)
+inline auto finiteNumber(double min, double max) {
+  return [min, max](const std::string& text) -> std::string {
+    try {
+      parseNumber(text, "the value", min, max);
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+}
+// CLI11: a flag given an empty value ('-J ""') is an error, never "unset" or zero.
+template <class App>
+void rejectEmptyValues(const App& app) {
+  for (const auto* option : app.get_options()) {
+    if (option->count() == 0 || option->get_expected_min() == 0) continue;  // not given, or a switch
+    for (const std::string& value : option->results()) {
+      if (value.empty()) throw InputError(std::string(option->get_name(false, true)).append(": empty value"));
+    }
+  }
+  for (const auto* sub : app.get_subcommands()) rejectEmptyValues(*sub);
+}
+
 // 67108864 -> "64 MiB", for messages.
 std::string describeBytes(std::size_t bytes);
 

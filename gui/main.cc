@@ -2,7 +2,7 @@
 // measured results laid over them. `ccplan [plan.json | results…]` opens the window;
 // `ccplan --render <plan.json | results…> -o out.png` draws the same charts without a display.
 //
-// Exit codes: 0 success, 2 bad input (one line on stderr).
+// Exit codes: 0 success, 2 bad input (one line on stderr), 70 an internal error (a bug).
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,10 +11,14 @@
 #include <CLI/CLI.hpp>
 #include <QApplication>
 
+#include "collectives/errors.h"
+#include "collectives/sizes.h"
 #include "gui/main_window.h"
 #include "gui/render.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
   CLI::App app{"ccplan: what-if planning for distributed training (Qt 6 Charts)", "ccplan"};
   cclab::gui::RenderOptions render;
   bool headless = false;
@@ -33,6 +37,7 @@ int main(int argc, char** argv) {
   app.add_option("--size", size, "--render: the image size, WIDTHxHEIGHT")->capture_default_str();
   try {
     app.parse(argc, argv);
+    cclab::rejectEmptyValues(app);
     if (std::sscanf(size.c_str(), "%dx%d", &render.width, &render.height) != 2) throw CLI::ValidationError("--size", "must be WIDTHxHEIGHT");
     if (!headless && !render.output.empty()) throw CLI::ValidationError("-o", "is for --render");
   } catch (const CLI::CallForHelp&) {
@@ -58,4 +63,14 @@ int main(int argc, char** argv) {
   for (const std::string& f : render.inputs) files << QString::fromStdString(f);
   if (!files.isEmpty()) window.openFiles(files);
   return qt.exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (...) {
+    return cclab::reportError("ccplan", std::current_exception());  // InputError: exit 2; a bug: exit 70
+  }
 }

@@ -1,3 +1,4 @@
+#include "results/json_reader.h"
 #include "gui/main_window.h"
 
 #include <functional>
@@ -176,7 +177,7 @@ QString MainWindow::ccsimCommand() const {
   QString command = QStringLiteral("ccsim train");
   for (const auto& [key, value] : given.items()) {
     if (defaults.contains(key) && defaults[key] == value) continue;
-    QString text = value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString::fromStdString(value.dump());
+    QString text = value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString::fromStdString(results::dumpJson(value));
     if (text.contains(' ') || text.contains('+')) text = '\'' + text + '\'';
     command += QStringLiteral(" --%1 %2").arg(QString::fromStdString(key), text);
   }
@@ -243,7 +244,7 @@ bool MainWindow::openFiles(const QStringList& paths) {
 
 bool MainWindow::savePlan(const QString& path) {
   try {
-    results::writeFileAtomically(path.toStdString(), sim::toJson(settings_->settings()).dump(2) + "\n");
+    results::writeFileAtomically(path.toStdString(), results::dumpJson(sim::toJson(settings_->settings()), 2) + "\n");
   } catch (const InputError& e) {
     return fail(QString::fromStdString(e.what()));
   }

@@ -2,7 +2,8 @@
 // baseline (exit 1 on a regression), `ccreport accuracy` the simulator's predictions against
 // measurements (exit 1 past the error limits). See docs/ci.md.
 //
-// Exit codes: 0 pass, 1 a regression or a failed gate, 2 bad input (one line on stderr).
+// Exit codes: 0 pass, 1 a regression or a failed gate, 2 bad input (one line on stderr), 128 + the
+// signal on SIGINT/SIGTERM.
 
 #include <unistd.h>
 
@@ -12,11 +13,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "results/json_reader.h"
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
 #include "report/accuracy.h"
 #include "report/compare.h"
 #include "report/formats.h"
+#include "results/interrupts.h"
 
 namespace {
 
@@ -44,7 +47,7 @@ int publish(const Document& doc, const Outputs& o) {
   std::fputs(terminal.c_str(), stdout);
   if (!o.markdown.empty()) results::writeFileAtomically(o.markdown, toMarkdown(doc));
   if (!o.junit.empty()) results::writeFileAtomically(o.junit, toJUnit(doc));
-  if (!o.json.empty()) results::writeFileAtomically(o.json, toJson(doc).dump(1) + "\n");
+  if (!o.json.empty()) results::writeFileAtomically(o.json, results::dumpJson(toJson(doc), 1) + "\n");
   if (!o.html.empty()) results::writeFileAtomically(o.html, toHtml(doc, renderCharts(doc.charts, findCcplan(o.ccplan))));
   return doc.failed ? 1 : 0;
 }
@@ -59,7 +62,7 @@ void checkOutputs(const Outputs& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  constexpr int kBadInput = 2;
+  results::installInterruptHandlers();  // SIGINT, SIGTERM: no temporary file or chart folder left, exit 128 + signal
   CLI::App app{"ccreport: CI regression and simulator-accuracy reports from cclab results and nccl-tests output", "ccreport"};
   app.require_subcommand(1);
 
@@ -74,13 +77,13 @@ int main(int argc, char** argv) {
   cmp->add_option("--baseline", baseline, "results files: ccbench/ccsim JSON or CSV, nccl-tests text logs or -J JSON")->required();
   cmp->add_option("--current", current, "results files of the run to judge")->required();
   cmp->add_option("--threshold", compareSettings.thresholdPct, "a regression is a change worse than this (%)")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmp->add_option("--alpha", compareSettings.alpha, "significance level of the Mann-Whitney U test")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(finiteNumber(0, 1e6));
+  cmp->add_option("--alpha", compareSettings.alpha, "significance level of the Mann-Whitney U test")->capture_default_str()->check(finiteNumber(0, 1));
   cmp->add_option("--min-samples", compareSettings.minSamples, "samples per side for the U test (fewer: threshold only)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(finiteNumber(1, 1e6));
   cmp->add_option("--latency-bytes", latencyBytes, "rows smaller than this are judged on time, not bandwidth")->capture_default_str();
   cmp->add_option("--time-slack", compareSettings.timeSlackUs, "a time change of at most this many us is no change, whatever its percentage")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(finiteNumber(0, 1e12));
   cmp->add_flag("--either-way", compareSettings.eitherWay, "an improvement past the limits fails too (do two tools measure the same?)");
   cmp->add_option("--ignore", ignore, "fields not to match on, e.g. backend,algo or machine");
   cmp->add_flag("--allow-missing", compareSettings.allowMissing, "a baseline row missing from current is not a failure");
@@ -89,14 +92,15 @@ int main(int argc, char** argv) {
   CLI::App* acc = app.add_subcommand("accuracy", "judge ccsim's predictions against measurements (exit 1 past the limits)");
   acc->add_option("--predicted", predicted, "results files of predictions (ccsim collective -J)")->required();
   acc->add_option("--measured", measured, "results files of measurements (ccbench, nccl-tests)")->required();
-  acc->add_option("--max-median-error", maxMedian, "fail when the median absolute error passes this (%)")->check(CLI::NonNegativeNumber);
-  acc->add_option("--max-error", maxError, "fail when any row's absolute error passes this (%)")->check(CLI::NonNegativeNumber);
+  acc->add_option("--max-median-error", maxMedian, "fail when the median absolute error passes this (%)")->check(finiteNumber(0, 1e12));
+  acc->add_option("--max-error", maxError, "fail when any row's absolute error passes this (%)")->check(finiteNumber(0, 1e12));
   acc->add_option("--min-bytes", minBytes, "judge only rows at least this large")->capture_default_str();
   acc->add_flag("--allow-missing", accuracySettings.allowMissing, "a measured row without a prediction is not a failure");
   addOutputs(acc, outputs);
 
   try {
     app.parse(argc, argv);
+    rejectEmptyValues(app);
     checkOutputs(outputs);
     if (cmp->parsed()) {
       compareSettings.latencyBytes = parseSize(latencyBytes, "--latency-bytes");
@@ -111,10 +115,10 @@ int main(int argc, char** argv) {
     return publish(accuracyDocument(accuracy(std::move(predictions), std::move(measurements), accuracySettings), accuracySettings), outputs);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help: the help of the command asked about, exit 0
-  } catch (const std::exception& e) {
-    // A bad flag (CLI::ParseError), a bad file or value (InputError); anything else still gets
-    // one line and exit 2 rather than a crash.
+  } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "ccreport: error: %s\n", e.what());
-    return kBadInput;
+    return kExitBadInput;
+  } catch (...) {
+    return reportError("ccreport", std::current_exception());  // InputError: exit 2; a bug: exit 70
   }
 }

@@ -1,6 +1,8 @@
+#include "results/json_reader.h"
 #include "report/charts.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,11 +13,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "results/atomic_file.h"
+#include "collectives/errors.h"
 
 extern char** environ;
 
@@ -34,7 +40,8 @@ results::Row pointOf(const Group& group) {
 }
 
 // Runs `argv` with stderr to `errPath`, killing it after `timeout`. Returns the exit status, or
-// -1 when it could not start, was killed or timed out.
+// -1 when it could not start, was killed or timed out. The child leads a process group of its own,
+// registered so that SIGINT/SIGTERM end it (and all it started) before the chart folder goes.
 int runProcess(const std::vector<std::string>& argv, const fs::path& errPath, std::chrono::seconds timeout) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -43,15 +50,30 @@ int runProcess(const std::vector<std::string>& argv, const fs::path& errPath, st
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  sigset_t interrupts, previous, none;
+  sigemptyset(&interrupts);
+  sigaddset(&interrupts, SIGINT);
+  sigaddset(&interrupts, SIGTERM);
+  sigemptyset(&none);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setsigmask(&attributes, &none);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  std::optional<results::RemoveOnInterrupt> child;
+  pthread_sigmask(SIG_BLOCK, &interrupts, &previous);  // no signal between the spawn and the registration
+  const int spawned = posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
+  if (spawned == 0) child.emplace(pid);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (spawned != 0) return -1;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
+      kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
       return -1;
     }
@@ -131,17 +153,25 @@ RenderedCharts renderCharts(const std::vector<Chart>& charts, const std::string&
     out.leftOut = "no rows to chart";
     return out;
   }
-  std::string dirTemplate = (fs::temp_directory_path() / "ccreport-charts-XXXXXX").string();
-  if (mkdtemp(dirTemplate.data()) == nullptr) {
-    out.leftOut = "could not create a temporary folder for the charts";
+  // Removed on every way out, exceptions (a full disk) and SIGINT/SIGTERM included.
+  std::optional<results::TemporaryFolder> scratch;
+  try {
+    scratch.emplace("ccreport-charts-");
+  } catch (const InputError& e) {
+    out.leftOut = fmt::format("could not create a temporary folder for the charts: {}", e.what());
     return out;
   }
-  const fs::path dir = dirTemplate;
+  const fs::path& dir = scratch->path();
   constexpr std::chrono::seconds kTimeout{120};  // a chart takes well under a second; never hang CI
   for (std::size_t i = 0; i < charts.size(); ++i) {
     const Chart& chart = charts[i];
     const fs::path chartDir = dir / std::to_string(i);
-    fs::create_directory(chartDir);
+    std::error_code made;
+    if (!fs::create_directory(chartDir, made) && made) {
+      out.leftOut = fmt::format("could not create '{}': {}", chartDir.string(), made.message());
+      out.charts.clear();
+      return out;
+    }
     std::vector<std::string> argv = {ccplan, "--render"};
     for (const auto& [label, rows] : chart.series) {
       results::ResultsFile file;
@@ -149,7 +179,13 @@ RenderedCharts renderCharts(const std::vector<Chart>& charts, const std::string&
       file.run.nranks = rows.front().nranks;
       file.rows = rows;
       const fs::path path = chartDir / (label + ".json");
-      results::writeFileAtomically(path, results::toJson(file).dump(1) + "\n");
+      try {
+        results::writeFileAtomically(path, results::dumpJson(results::toJson(file), 1) + "\n");
+      } catch (const InputError& e) {  // a full temporary folder: the report goes out without charts
+        out.leftOut = fmt::format("could not write the charts' data: {}", e.what());
+        out.charts.clear();
+        return out;
+      }
       argv.push_back(path.string());
     }
     const fs::path png = chartDir / "chart.png";
@@ -167,8 +203,6 @@ RenderedCharts renderCharts(const std::vector<Chart>& charts, const std::string&
     bytes << in.rdbuf();
     out.charts.push_back({chart.title, bytes.str()});
   }
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
   return out;
 }
 

@@ -13,26 +13,27 @@ namespace cclab::report {
 Side loadSide(const std::vector<std::string>& paths, std::string_view flag) {
   if (paths.empty()) throw InputError(fmt::format("{}: no results files given", flag));
   Side side;
-  for (const std::string& path : paths) {
-    const results::Import imported = results::readResults(path);
-    const results::RunInfo& run = imported.file.run;
-    if (imported.file.rows.empty()) throw InputError(fmt::format("{}: no result rows", path));
-    if (imported.skippedRows > 0) {
-      side.notes.push_back(fmt::format("{}: {} rows left out (datatypes or ops cclab does not know)", path, imported.skippedRows));
-    }
-    LoadedRow loaded;
-    loaded.machine = run.gpuModel.empty() ? run.cpuModel : run.gpuModel;
-    loaded.source = path;
-    if (const auto prediction = results::predictionConfig(run)) {
-      loaded.predictedFor = prediction->implementation;
-      loaded.tunerAlgo = prediction->algo == sim::kSimulatorPicks;
-    }
-    for (const results::Row& row : imported.file.rows) {
-      loaded.row = row;
-      side.rows.push_back(loaded);
-    }
-  }
+  for (const std::string& path : paths) addToSide(side, results::readResults(path), path);
   return side;
+}
+
+void addToSide(Side& side, const results::Import& imported, const std::string& path) {
+  const results::RunInfo& run = imported.file.run;
+  if (imported.file.rows.empty()) throw InputError(fmt::format("{}: no result rows", path));
+  if (imported.skippedRows > 0) {
+    side.notes.push_back(fmt::format("{}: {} rows left out (datatypes or ops cclab does not know)", path, imported.skippedRows));
+  }
+  LoadedRow loaded;
+  loaded.machine = run.gpuModel.empty() ? run.cpuModel : run.gpuModel;
+  loaded.source = path;
+  if (const auto prediction = results::predictionConfig(run)) {
+    loaded.predictedFor = prediction->implementation;
+    loaded.tunerAlgo = prediction->algo == sim::kSimulatorPicks;
+  }
+  for (const results::Row& row : imported.file.rows) {
+    loaded.row = row;
+    side.rows.push_back(loaded);
+  }
 }
 
 std::vector<std::string> Sides::notes() const {

@@ -40,6 +40,8 @@ struct Sides {
 // Reads every file through the results library. Throws InputError naming `flag` when no file is
 // given, and the file when it is unreadable, of an unknown format or has no rows.
 Side loadSide(const std::vector<std::string>& paths, std::string_view flag);
+// Adds one imported file's rows to `side` (what loadSide does for each file it reads).
+void addToSide(Side& side, const results::Import& imported, const std::string& path);
 
 // The fields a match needs equal, in the order rows are described.
 enum class Field { Machine, Backend, Algo, Collective, DataType, Op, Root, InPlace, Ranks, Size };

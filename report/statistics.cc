@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <utility>
 
 namespace cclab::report {
@@ -40,6 +41,11 @@ double exactUpperTail(int m, int n, double u) {
 
 UTest mannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) {
   const std::size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
+  if (n1 == 0 || n2 == 0) throw std::invalid_argument("mannWhitneyU: a sample is empty");
+  auto finite = [](double v) { return std::isfinite(v); };
+  if (!std::all_of(a.begin(), a.end(), finite) || !std::all_of(b.begin(), b.end(), finite)) {
+    throw std::invalid_argument("mannWhitneyU: a sample holds a value that is not finite");  // results rows never do (checkRow)
+  }
   // Ranks of the pooled samples, ties sharing their average rank.
   std::vector<std::pair<double, bool>> pooled;  // value, from a
   for (double v : a) pooled.emplace_back(v, true);
@@ -47,7 +53,7 @@ UTest mannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) {
   std::sort(pooled.begin(), pooled.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   double rankSumA = 0, tieTerm = 0;
   for (std::size_t i = 0; i < n;) {
-    std::size_t j = i;
+    std::size_t j = i + 1;  // a run of ties, at least one value long
     while (j < n && pooled[j].first == pooled[i].first) ++j;
     const double t = static_cast<double>(j - i);
     const double rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;

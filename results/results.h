@@ -97,6 +97,13 @@ struct ResultsFile {
   std::vector<Row> rows;
 };
 
+// The limits every results value is checked against when it is read, whatever the format: a rank
+// count from 1 to kMaxRanks, a root from -1 to nranks-1, times and bandwidths finite and not
+// negative (a time of 0 only for an empty buffer), counts and repeats not negative, sizes below
+// 2^62. InputError "<source>: <where>: <field> <problem>" otherwise.
+inline constexpr int kMaxRanks = 1 << 24;
+void checkRow(const Row& row, const std::string& source, const std::string& where);
+
 // A run as every tool starts one: the tool, its version and commit, the command, the start time.
 RunInfo startRun(std::string tool, std::string version, std::string gitCommit, std::vector<std::string> command);
 // The current time as ISO 8601 UTC ("2026-11-23T19:00:00Z"), for start and end times.
@@ -123,14 +130,17 @@ Import importNcclTestsJson(const Json& doc, const std::string& source);
 // Reads any of the above, telling them apart by content. Throws InputError naming the file and
 // what is wrong with it.
 Import readResults(const std::filesystem::path& path);
+// The same for a file's text (what readResults does once it has read the file).
+Import importResults(std::string_view text, const std::string& source);
 
 // Writes `content` to `path` atomically: a temporary file in the same folder, then a rename, so an
-// interrupted run never leaves a half-written file. Throws InputError when it cannot write.
+// interrupted run never leaves a half-written file (results/atomic_file.h; SIGINT and SIGTERM
+// remove it through results/interrupts.h, and the next write of `path` removes one a SIGKILL left).
+// Throws InputError naming the file and the reason ("No space left on device") when it cannot
+// write; `path` is then as it was.
 void writeFileAtomically(const std::filesystem::path& path, std::string_view content);
 // Checks that `path` could be written (its folder exists and accepts a new file) before a long run.
 void checkWritable(const std::filesystem::path& path);
-// For a signal handler: removes the temporary file of a write in progress, if any.
-void removePartialWrite();
 
 // Mean time in microseconds -> bandwidths in GB/s (1e9 bytes/s), the one place this is computed.
 double algorithmBandwidthGBps(std::uint64_t sizeBytes, double timeUs);

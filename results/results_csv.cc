@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "results/json_reader.h"
 #include "results/results.h"
 #include "results/row_json.h"
 #include "collectives/errors.h"
@@ -26,7 +27,7 @@ std::vector<std::string> columns() {
 std::string cell(const json& value) {
   if (value.is_null()) return "";
   if (value.is_string()) return value.get<std::string>();
-  return value.dump();
+  return dumpJson(value);
 }
 
 std::vector<std::string> splitLine(std::string_view line) {
@@ -46,27 +47,46 @@ json parseCell(const std::string& text) {
   if (text.empty()) return nullptr;
   if (text == "true") return true;
   if (text == "false") return false;
-  const json number = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return number.is_number() ? number : json(text);
+  // A number as JSON reads it (whole numbers stay whole, so 64-bit sizes keep every digit);
+  // anything else stays text and is judged by the column's reader.
+  if (text.find_first_not_of("0123456789+-.eE") == std::string::npos && text.size() < 64) {
+    const json number = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (number.is_number()) return number;
+  }
+  return json(text);
 }
 
 }  // namespace
 
-std::string toCsv(const std::vector<Row>& rows) {
-  const std::vector<std::string> names = columns();
+namespace {
+
+const std::vector<std::string>& columnNames() {
+  static const std::vector<std::string> names = columns();
+  return names;
+}
+
+}  // namespace
+
+std::string csvHeader() {
   std::string out;
-  auto addLine = [&](auto cellOf) {
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (i > 0) out += ',';
-      out += cellOf(names[i]);
-    }
-    out += '\n';
-  };
-  addLine([](const std::string& name) { return name; });
-  for (const Row& row : rows) {
-    const json j = rowToJson(row);
-    addLine([&](const std::string& name) { return cell(j.at(name)); });
+  for (const std::string& name : columnNames()) out += (out.empty() ? "" : ",") + name;
+  return out + '\n';
+}
+
+std::string csvLine(const Row& row) {
+  const json j = rowToJson(row);
+  std::string out;
+  const std::vector<std::string>& names = columnNames();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ',';
+    out += cell(j.at(names[i]));
   }
+  return out + '\n';
+}
+
+std::string toCsv(const std::vector<Row>& rows) {
+  std::string out = csvHeader();
+  for (const Row& row : rows) out += csvLine(row);
   return out;
 }
 

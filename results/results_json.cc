@@ -53,10 +53,13 @@ Row rowFromJson(const json& j, const std::string& source, const std::string& whe
   Row row;
   row.backend = in.get<std::string>("backend");
   row.algo = in.get<std::string>("algo");
+  // The names, read by the reader (which names the field on error), then looked up.
+  const std::string collective = in.get<std::string>("collective"), dtype = in.get<std::string>("dtype");
+  const std::optional<std::string> op = in.optional<std::string>("op");
   try {
-    row.collective = parseCollective(in.get<std::string>("collective"));
-    row.dtype = parseDataType(in.get<std::string>("dtype"));
-    if (auto op = in.optional<std::string>("op")) row.op = parseReduceOp(*op);
+    row.collective = parseCollective(collective);
+    row.dtype = parseDataType(dtype);
+    if (op) row.op = parseReduceOp(*op);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}: {}", source, where, e.what()));
   }
@@ -75,13 +78,14 @@ Row rowFromJson(const json& j, const std::string& source, const std::string& whe
   row.algbwGBps = in.get<double>("algbw_gbps");
   row.busbwGBps = in.get<double>("busbw_gbps");
   row.wrong = in.optional<std::int64_t>("wrong");
-  if (j.contains("iter_times_us")) {
-    if (!j.at("iter_times_us").is_array()) in.fail("iter_times_us", "expected an array of numbers");
-    for (const auto& t : j.at("iter_times_us")) {
-      if (!t.is_number()) in.fail("iter_times_us", "expected an array of numbers");
-      row.iterTimesUs.push_back(t.get<double>());
+  if (in.has("iter_times_us")) {
+    const Json& times = in.array("iter_times_us");
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      if (!times[i].is_number()) in.fail(fmt::format("iter_times_us[{}]", i), fmt::format("expected a number, found {}", quoted(times[i])));
+      row.iterTimesUs.push_back(times[i].get<double>());
     }
   }
+  checkRow(row, source, where);
   return row;
 }
 
@@ -125,8 +129,8 @@ ResultsFile fromJson(const json& doc, const std::string& source) {
   Reader in = top.child("run");
   run.tool = in.get<std::string>("tool");
   run.toolVersion = in.get<std::string>("tool_version", "");
-  if (doc.at("run").contains("command")) {
-    for (const auto& arg : doc.at("run").at("command")) run.command.push_back(arg.is_string() ? arg.get<std::string>() : arg.dump());
+  if (in.has("command")) {
+    for (const auto& arg : in.array("command")) run.command.push_back(arg.is_string() ? arg.get<std::string>() : dumpJson(arg));
   }
   run.startTime = in.get<std::string>("start_time", "");
   run.endTime = in.get<std::string>("end_time", "");
@@ -138,27 +142,26 @@ ResultsFile fromJson(const json& doc, const std::string& source) {
   run.memoryBytes = machine.get<std::uint64_t>("memory_bytes", 0);
   run.os = machine.get<std::string>("os", "");
   run.gpuModel = machine.get<std::string>("gpu_model", "");
-  if (doc.at("run").contains("software")) {
+  if (in.has("software")) {
     Reader software = in.child("software");
     run.mpiVersion = software.get<std::string>("mpi", "");
     run.ncclVersion = software.get<std::string>("nccl", "");
     run.cudaVersion = software.get<std::string>("cuda", "");
   }
-  run.nranks = in.get<int>("nranks");
-  run.nodes = in.get<int>("nodes", 1);
-  if (doc.at("run").contains("ranks")) {
-    const json& ranks = doc.at("run").at("ranks");
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      Reader r(ranks[i], source, fmt::format("run.ranks[{}]", i));
-      run.ranks.push_back(RankPlacement{r.get<int>("rank"), r.get<std::string>("host", ""), r.get<int>("pid", 0),
+  // The run's totals (0: not known, as in files assembled from rows); each row has its own nranks.
+  run.nranks = in.within<int>("nranks", 0, kMaxRanks);
+  run.nodes = in.within<int>("nodes", 0, kMaxRanks, 1);
+  if (in.has("ranks")) {
+    for (std::size_t i = 0; i < in.array("ranks").size(); ++i) {
+      const Reader r = in.element("ranks", i);
+      run.ranks.push_back(RankPlacement{r.within<int>("rank", 0, kMaxRanks - 1), r.get<std::string>("host", ""), r.get<int>("pid", 0),
                                         r.get<int>("core", -1), r.get<int>("device", -1),
                                         r.get<std::string>("device_name", ""), r.get<std::string>("bus_id", "")});
     }
   }
-  if (doc.at("run").contains("config")) run.config = doc.at("run").at("config");
+  if (in.has("config")) run.config = in.required("config");
 
-  const json& rows = top.required("rows");
-  if (!rows.is_array()) top.fail("rows", "expected an array");
+  const json& rows = top.array("rows");
   for (std::size_t i = 0; i < rows.size(); ++i) file.rows.push_back(rowFromJson(rows[i], source, fmt::format("rows[{}]", i)));
   return file;
 }

@@ -34,7 +34,11 @@ std::string outOfBoundsLine(std::int64_t wrong) { return fmt::format("# Out of b
 std::string averageBusBandwidthLine(std::span<const Row> rows) {
   double sum = 0;
   for (const Row& row : rows) sum += row.busbwGBps;
-  return fmt::format("# Avg bus bandwidth    : {:g} \n", rows.empty() ? 0.0 : sum / static_cast<double>(rows.size()));
+  return averageBusBandwidthLine(sum, rows.size());
+}
+
+std::string averageBusBandwidthLine(double busbwSum, std::size_t rows) {
+  return fmt::format("# Avg bus bandwidth    : {:g} \n", rows == 0 ? 0.0 : busbwSum / static_cast<double>(rows));
 }
 
 std::string testConcluded(Collective collective) { return fmt::format("#\n# Collective test concluded: {}\n#\n", program(collective)); }

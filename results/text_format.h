@@ -31,6 +31,9 @@ std::string columnHeader();
 std::string outOfBoundsLine(std::int64_t wrong);
 // "# Avg bus bandwidth    : <mean busbw of `rows`> ".
 std::string averageBusBandwidthLine(std::span<const Row> rows);
+// The same from the sum of the rows' busbw (added in their order) and their number, for a run that
+// does not keep its rows.
+std::string averageBusBandwidthLine(double busbwSum, std::size_t rows);
 // The end of one collective's table.
 std::string testConcluded(Collective collective);
 

@@ -1,7 +1,9 @@
 #include "sim/cluster.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -30,11 +32,15 @@ auto pick(const JsonReader& in, const std::string& field, const Table& table) {
   in.fail(field, fmt::format("unknown value '{}' (valid: {})", value, namesOf(table)));
 }
 
+// Node and GPU counts: the simulator models up to 16,384 GPUs.
+constexpr int kMaxGpus = 16384;
+
 int wholePositive(const JsonReader& in, const std::string& field, int fallback = -1) {
   if (fallback >= 0 && !in.has(field)) return fallback;
-  const int value = in.get<int>(field);
+  const std::int64_t value = in.get<std::int64_t>(field);
   if (value < 1) in.fail(field, fmt::format("must be at least 1 (got {})", value));
-  return value;
+  if (value > kMaxGpus) in.fail(field, fmt::format("must be at most {}: the simulator models up to {} GPUs (got {})", kMaxGpus, kMaxGpus, value));
+  return static_cast<int>(value);
 }
 
 double fraction(const JsonReader& in, const std::string& field, double fallback) {
@@ -58,10 +64,10 @@ GpuSpec readGpu(const JsonReader& in) {
   gpu.memoryBandwidthGBps = in.positive("memory_bandwidth_gbps");
   gpu.launchLatencyUs = in.positive("launch_latency_us", 0.0, true);
   if (in.has("gemm_efficiency")) {
-    const Json& curve = in.required("gemm_efficiency");
-    if (!curve.is_array() || curve.empty()) in.fail("gemm_efficiency", "expected a list of {\"dim\", \"efficiency\"} points");
+    const Json& curve = in.array("gemm_efficiency");
+    if (curve.empty()) in.fail("gemm_efficiency", "expected a list of {\"dim\", \"efficiency\"} points");
     for (std::size_t i = 0; i < curve.size(); ++i) {
-      const JsonReader point(curve[i], in.source(), in.path(fmt::format("gemm_efficiency[{}]", i)));
+      const JsonReader point = in.element("gemm_efficiency", i);
       const double dim = point.positive("dim"), efficiency = point.positive("efficiency");
       if (efficiency > 1) point.fail("efficiency", fmt::format("must be in (0, 1] (got {})", efficiency));
       if (!gpu.gemmEfficiency.empty() && dim <= gpu.gemmEfficiency.back().first) point.fail("dim", "points must grow in dim");
@@ -92,10 +98,8 @@ IntraNode readIntra(const JsonReader& in) {
     intra.cores = wholePositive(in, "cores");
     intra.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
     if (in.has("caches")) {
-      const Json& caches = in.required("caches");
-      if (!caches.is_array()) in.fail("caches", "expected an array");
-      for (std::size_t i = 0; i < caches.size(); ++i) {
-        const JsonReader level(caches[i], in.source(), in.path(fmt::format("caches[{}]", i)));
+      for (std::size_t i = 0; i < in.array("caches").size(); ++i) {
+        const JsonReader level = in.element("caches", i);
         intra.caches.push_back(CacheLevel{level.positive("bytes"), level.get<bool>("per_core", false), level.positive("bandwidth_gbps")});
       }
     }
@@ -105,8 +109,7 @@ IntraNode readIntra(const JsonReader& in) {
 
 Nics readNics(const JsonReader& in) {
   Nics nics;
-  nics.perNode = in.get<int>("per_node", 0);
-  if (nics.perNode < 0) in.fail("per_node", fmt::format("must be zero or more (got {})", nics.perNode));
+  nics.perNode = in.within<int>("per_node", 0, kMaxGpus, 0);
   if (nics.perNode == 0) return nics;
   nics.gpusPerNic = wholePositive(in, "gpus_per_nic", 1);
   nics.bandwidthGBps = in.positive("bandwidth_gbps");
@@ -130,18 +133,25 @@ Calibration readCalibration(const JsonReader& in) {
   c.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
   c.bandwidthGBps = in.positive("bandwidth_gbps");
   if (in.has("cache_bandwidth_gbps")) {
-    for (const auto& b : in.required("cache_bandwidth_gbps")) {
-      if (!b.is_number() || b.get<double>() <= 0) in.fail("cache_bandwidth_gbps", "expected positive numbers");
+    for (const auto& b : in.array("cache_bandwidth_gbps")) {
+      if (!b.is_number() || !std::isfinite(b.get<double>()) || b.get<double>() <= 0) in.fail("cache_bandwidth_gbps", "expected positive numbers");
       c.cacheBandwidthGBps.push_back(b.get<double>());
     }
   }
   if (in.has("fit")) {
     const JsonReader fit = in.child("fit");
-    c.fit.rows = fit.get<int>("rows", 0);
+    c.fit.rows = fit.within<int>("rows", 0, std::numeric_limits<int>::max(), 0);
     c.fit.r2 = fit.get<double>("r2", 0.0);
     c.fit.medianAbsErrorPct = fit.get<double>(results::medianAbsErrorKeyIn(fit.json()), 0.0);
     c.fit.maxAbsErrorPct = fit.get<double>(results::maxAbsErrorKeyIn(fit.json()), 0.0);
-    if (fit.has("ranks")) c.fit.ranks = fit.required("ranks").get<std::vector<int>>();
+    if (fit.has("ranks")) {
+      for (const auto& r : fit.array("ranks")) {
+        if (!r.is_number_integer() || r.get<std::int64_t>() < 1 || r.get<std::int64_t>() > results::kMaxRanks) {
+          fit.fail("ranks", fmt::format("expected rank counts, found {}", results::quoted(r)));
+        }
+        c.fit.ranks.push_back(r.get<int>());
+      }
+    }
   }
   return c;
 }
@@ -195,6 +205,7 @@ Cluster clusterFromJson(const Json& given, const std::string& source) {
     const JsonReader net = in.child("network");
     c.network.topology = pick(net, "topology", kTopologies);
     c.network.oversubscription = net.get<double>("oversubscription", 1.0);
+    if (c.network.oversubscription > 1e6) net.fail("oversubscription", fmt::format("{} is not a ratio a network has", c.network.oversubscription));
     if (c.network.oversubscription < 1) net.fail("oversubscription", fmt::format("must be 1 or more (got {})", c.network.oversubscription));
   }
   if (in.has("host")) {
@@ -207,11 +218,7 @@ Cluster clusterFromJson(const Json& given, const std::string& source) {
   c.costPerGpuHourUsd = in.positive("cost_per_gpu_hour_usd", 0.0, true);
   if (c.nodes > 1 && c.nics.perNode == 0) in.fail("nics", fmt::format("{} nodes need NICs between them (nics.per_node is 0)", c.nodes));
   if (in.has("calibration")) {
-    const Json& list = in.required("calibration");
-    if (!list.is_array()) in.fail("calibration", "expected an array");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      c.calibrations.push_back(readCalibration(JsonReader(list[i], source, fmt::format("calibration[{}]", i))));
-    }
+    for (std::size_t i = 0; i < in.array("calibration").size(); ++i) c.calibrations.push_back(readCalibration(in.element("calibration", i)));
   }
   return c;
 }
@@ -252,7 +259,6 @@ Json toJson(const Cluster& cluster) {
 }
 
 void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpusPerNode) {
-  constexpr int kMaxGpus = 16384;
   if (nodes && *nodes < 1) throw InputError(fmt::format("--nodes must be at least 1 (got {})", *nodes));
   if (gpusPerNode && *gpusPerNode < 1) throw InputError(fmt::format("--gpus-per-node must be at least 1 (got {})", *gpusPerNode));
   if (nodes) cluster.nodes = *nodes;

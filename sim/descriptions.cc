@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "collectives/errors.h"
+#include "results/json_reader.h"
 
 namespace cclab::sim {
 
@@ -51,19 +52,18 @@ Description readDescription(const std::string& nameOrPath, std::string_view fold
   const bool looksLikePath = nameOrPath.find('/') != std::string::npos || nameOrPath.ends_with(".json");
   if (!looksLikePath) {
     path = modelsDirectory() / folder / (nameOrPath + ".json");
-    if (!std::filesystem::exists(path)) {
+    std::error_code ec;  // a name too long for a file name is unknown, like any other
+    if (!std::filesystem::exists(path, ec)) {
       std::string known;
       for (const auto& n : descriptionNames(folder)) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+      if (known.empty()) {
+        throw InputError(fmt::format("unknown {} '{}': no descriptions in {} (is cclab installed whole? $CCLAB_MODELS names the models folder)",
+                                     kind, nameOrPath, (modelsDirectory() / folder).string()));
+      }
       throw InputError(fmt::format("unknown {} '{}' (models/{}: {}; {})", kind, nameOrPath, folder, known, hint));
     }
   }
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("cannot read {} '{}'", kind, path.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  Description d{results::Json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true), path};
-  if (d.doc.is_discarded()) throw InputError(fmt::format("{}: not valid JSON", path.string()));
-  return d;
+  return Description{results::readJsonFile(path, kind), path};
 }
 
 }  // namespace cclab::sim

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "results/json_reader.h"
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
 #include "sim/calibrate.h"
@@ -74,7 +75,7 @@ int run(const CalibrateOptions& o) {
   for (const auto& note : report.notes) text += "# note: " + note + "\n";
   text += fmt::format("# fit quality over {} rows (each with its group's fit): R2 {:.4f}, median |error| {:.1f}%, max |error| {:.1f}%\n",
                       report.overall.rows, report.overall.r2, report.overall.medianAbsErrorPct, report.overall.maxAbsErrorPct);
-  results::writeFileAtomically(o.output, toJson(report.fitted).dump(2) + "\n");
+  results::writeFileAtomically(o.output, results::dumpJson(toJson(report.fitted), 2) + "\n");
   text += fmt::format("# wrote {}\n", o.output);
   std::fputs(text.c_str(), stdout);
   return 0;

@@ -1,10 +1,13 @@
 // ccsim collective: a predicted sweep, printed exactly as ccbench prints a measured one.
 
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "results/json_reader.h"
 #include "results/results.h"
+#include "results/results_writer.h"
 #include "results/text_format.h"
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
@@ -42,20 +45,42 @@ int run(const CollectiveOptions& o) {
   if (!o.jsonPath.empty()) results::checkWritable(o.jsonPath);
   if (!o.csvPath.empty()) results::checkWritable(o.csvPath);
 
-  results::ResultsFile file;
-  file.run = results::startRun("ccsim", version(), gitCommit(), o.argv);
+  // Rows are printed and streamed to the results files as they are predicted, so a sweep of any
+  // length runs in bounded memory; the files appear complete, atomically, at the end.
+  std::optional<results::ResultsWriter> writer;
+  if (!o.jsonPath.empty() || !o.csvPath.empty()) writer.emplace(o.jsonPath, o.csvPath);
+  results::RunInfo run = results::startRun("ccsim", version(), gitCommit(), o.argv);
+  constexpr int kListedRanks = 64;
+  for (int r = 0; r < std::min(ranks, kListedRanks); ++r) {
+    run.ranks.push_back(results::RankPlacement{r, fmt::format("node{}", r / cluster.gpusPerNode), 0, -1, r % cluster.gpusPerNode,
+                                               cluster.gpu.name, std::string(results::kPredictedBackend)});
+  }
+  auto header = [&](const std::string& firstAlgo) {
+    const std::string algoLabel = o.algo == kSimulatorPicks ? "auto (picked per size, below)" : firstAlgo;
+    std::string text = fmt::format("# ccsim version {} (cclab commit {}): predictions, not measurements\n", version(), gitCommit());
+    text += fmt::format("# Cluster: {} ({}), {} node{} x {} GPUs = {} ranks{}\n#\n# Using devices\n", cluster.name,
+                        cluster.description, cluster.nodes, cluster.nodes == 1 ? "" : "s", cluster.gpusPerNode, ranks,
+                        o.implementation.empty() ? "" : fmt::format(", calibration of '{}'", o.implementation));
+    for (const results::RankPlacement& place : run.ranks) text += results::rankLine(place) + "\n";
+    if (ranks > kListedRanks) text += fmt::format("#  ... {} more ranks\n", ranks - kListedRanks);
+    return text + "#\n" + results::testHeader(collective, results::kPredictedBackend, algoLabel, "");
+  };
+
   struct Run {
     std::string algo;
     std::uint64_t first, last;
   };
   std::vector<Run> picked;  // auto: runs of consecutive sizes with the same algorithm
+  double busbwSum = 0;
+  std::size_t rows = 0;
   for (std::size_t bytes : sweepSizes(sweep)) {
     const std::size_t count = countForBytes(collective, bytes, dtype, ranks);
     const std::uint64_t size = bytesForCount(collective, count, dtype, ranks);
+    results::Row pair[2];
     for (bool inPlace : {false, true}) {
       Query q{collective, o.algo, static_cast<double>(size), ranks, cluster.nodes, inPlace, o.implementation};
       const Prediction p = predictor.predict(q);
-      results::Row row;
+      results::Row& row = pair[inPlace ? 1 : 0];
       row.backend = results::kPredictedBackend;
       row.algo = p.algo;
       row.collective = collective;
@@ -71,26 +96,17 @@ int run(const CollectiveOptions& o) {
         if (picked.empty() || picked.back().algo != p.algo) picked.push_back({p.algo, size, size});
         picked.back().last = size;
       }
-      file.rows.push_back(row);
+    }
+    if (rows == 0) std::fputs(header(pair[0].algo).c_str(), stdout);
+    std::fputs((results::resultLine(pair[0], pair[1]) + "\n").c_str(), stdout);
+    for (const results::Row& row : pair) {
+      busbwSum += row.busbwGBps;
+      ++rows;
+      if (writer) writer->add(row);
     }
   }
 
-  const std::string algoLabel = o.algo == kSimulatorPicks ? "auto (picked per size, below)" : file.rows.front().algo;
-  std::string text = fmt::format("# ccsim version {} (cclab commit {}): predictions, not measurements\n", version(), gitCommit());
-  text += fmt::format("# Cluster: {} ({}), {} node{} x {} GPUs = {} ranks{}\n#\n# Using devices\n", cluster.name,
-                      cluster.description, cluster.nodes, cluster.nodes == 1 ? "" : "s", cluster.gpusPerNode, ranks,
-                      o.implementation.empty() ? "" : fmt::format(", calibration of '{}'", o.implementation));
-  constexpr int kListedRanks = 64;
-  for (int r = 0; r < std::min(ranks, kListedRanks); ++r) {
-    results::RankPlacement place{r, fmt::format("node{}", r / cluster.gpusPerNode), 0, -1, r % cluster.gpusPerNode, cluster.gpu.name,
-                                    std::string(results::kPredictedBackend)};
-    file.run.ranks.push_back(place);
-    text += results::rankLine(place) + "\n";
-  }
-  if (ranks > kListedRanks) text += fmt::format("#  ... {} more ranks\n", ranks - kListedRanks);
-  text += "#\n" + results::testHeader(collective, results::kPredictedBackend, algoLabel, "");
-  for (std::size_t i = 0; i + 1 < file.rows.size(); i += 2) text += results::resultLine(file.rows[i], file.rows[i + 1]) + "\n";
-  text += results::averageBusBandwidthLine(file.rows);
+  std::string text = results::averageBusBandwidthLine(busbwSum, rows);
   if (o.algo == kSimulatorPicks) {
     text += "# auto picked (out of place):";
     for (std::size_t i = 0; i < picked.size(); ++i) {
@@ -103,7 +119,6 @@ int run(const CollectiveOptions& o) {
   text += results::testConcluded(collective);
   std::fputs(text.c_str(), stdout);
 
-  results::RunInfo& run = file.run;
   run.endTime = run.startTime;
   run.gpuModel = cluster.gpu.name;
   results::summarizeRanks(run);
@@ -111,8 +126,7 @@ int run(const CollectiveOptions& o) {
   run.nranks = ranks;
   run.nodes = cluster.nodes;
   run.config = results::toJson(results::PredictionConfig{cluster.name, cluster.nodes, cluster.gpusPerNode, o.algo, o.implementation});
-  if (!o.jsonPath.empty()) results::writeFileAtomically(o.jsonPath, results::toJson(file).dump(1) + "\n");
-  if (!o.csvPath.empty()) results::writeFileAtomically(o.csvPath, results::toCsv(file.rows));
+  if (writer) writer->finish(run);
   return 0;
 }
 

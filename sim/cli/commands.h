@@ -19,6 +19,10 @@ Run addValidateCommand(CLI::App& app);
 Run addTrainCommand(CLI::App& app);
 Run addPlanCommand(CLI::App& app);
 
+// ccsim itself: parses argv, runs the command, returns the exit code (never throws). ccsim's main
+// calls it; so does the fuzz target of ccsim's command line.
+int runCcsim(int argc, const char* const* argv);
+
 // "2,4" -> {2, 4}; throws InputError naming the flag.
 std::vector<int> parseRankList(const std::string& text, const std::string& flag);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "results/json_reader.h"
 #include "collectives/errors.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/training_options.h"
@@ -51,7 +52,7 @@ int run(const PlanOptions& o) {
                              {"global_batch", base.globalBatch}, {"seq", base.seq},            {"explored", result.explored},
                              {"not_dividing", result.notDividing}, {"not_fitting", result.notFitting}, {"fitting", result.fitting},
                              {"search_s", seconds},           {"plans", plans}};
-    std::fputs((j.dump(2) + "\n").c_str(), stdout);
+    std::fputs((results::dumpJson(j, 2) + "\n").c_str(), stdout);
     return 0;
   }
   std::string text = fmt::format("# ccsim plan: {} on {} ({} GPUs: {} node{} x {}), global batch {}, seq {}, {} precision\n", model.name,

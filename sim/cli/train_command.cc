@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "results/json_reader.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/training_options.h"
 #include "sim/training/report.h"
@@ -11,7 +12,7 @@ namespace {
 
 int run(const TrainingOptions& o) {
   const TrainingRun run = runTraining(o.settings());
-  const std::string text = o.json() ? toJson(run.estimate, run.modelName, run.job).dump(2) + "\n"
+  const std::string text = o.json() ? results::dumpJson(toJson(run.estimate, run.modelName, run.job), 2) + "\n"
                                     : formatReport(run.estimate, run.modelName, run.job);
   std::fputs(text.c_str(), stdout);
   return 0;

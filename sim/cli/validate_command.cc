@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "results/json_reader.h"
 #include "results/results.h"
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
@@ -46,7 +47,7 @@ int run(const ValidateOptions& o) {
   }
   for (const auto& note : report.notes) text += "# note: " + note + "\n";
   std::fputs(text.c_str(), stdout);
-  if (!o.jsonPath.empty()) results::writeFileAtomically(o.jsonPath, toJson(report).dump(1) + "\n");
+  if (!o.jsonPath.empty()) results::writeFileAtomically(o.jsonPath, results::dumpJson(toJson(report), 1) + "\n");
   return 0;
 }
 

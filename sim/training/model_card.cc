@@ -15,15 +15,18 @@ namespace {
 
 using results::JsonReader;
 
+// Limits that keep every count the models compute within 64 bits (a layer's parameters are about
+// 3 x hidden x intermediate, times the layers): larger than any model trained.
+constexpr int kMaxLayers = 1 << 16;
+constexpr int kMaxWidth = 1 << 22;  // hidden, intermediate, heads, positions
+constexpr int kMaxVocab = 1 << 24;
+
 // The first of several names a field goes by (GPT-2 configs say n_embd where LLaMA says
 // hidden_size). Throws naming all of them when none is there.
-int intField(const JsonReader& in, std::initializer_list<const char*> names, std::optional<int> fallback = std::nullopt) {
+int intField(const JsonReader& in, std::initializer_list<const char*> names, std::optional<int> fallback = std::nullopt,
+             int max = kMaxWidth) {
   for (const char* n : names) {
-    if (in.has(n)) {
-      const int value = in.get<int>(n);
-      if (value < 1) in.fail(n, fmt::format("must be at least 1 (got {})", value));
-      return value;
-    }
+    if (in.has(n)) return in.within<int>(n, 1, max);
   }
   if (fallback) return *fallback;
   std::string all;
@@ -42,6 +45,10 @@ bool isLlamaLike(const std::string& type) {
   return type == "llama" || type == "mistral" || type == "qwen2" || type == "gemma";
 }
 
+// The model types the shape rules below know (docs/training.md); any other is refused rather than
+// priced as something it is not.
+bool isKnownType(const std::string& type) { return type == "gpt2" || type == "bert" || type == "resnet" || isLlamaLike(type); }
+
 }  // namespace
 
 ModelCard modelFromJson(const results::Json& config, const std::string& source, const std::string& name) {
@@ -51,22 +58,29 @@ ModelCard modelFromJson(const results::Json& config, const std::string& source, 
   m.name = in.get<std::string>("name", name);
   m.modelType = stringField(in, {"model_type"}, "");
   if (m.modelType.empty()) in.fail("model_type", "missing (e.g. \"gpt2\", \"llama\", \"bert\", \"resnet\")");
-  if (m.modelType == "resnet" || in.has("num_parameters")) {
+  if (in.has("num_parameters")) {  // a model given by its totals: any type
     m.architecture = Architecture::Given;
-    m.givenParameters = static_cast<std::uint64_t>(in.positive("num_parameters"));
+    const double parameters = in.positive("num_parameters");
+    if (parameters > 1e15) in.fail("num_parameters", fmt::format("{:g} is more than any model (at most 1e15)", parameters));
+    m.givenParameters = static_cast<std::uint64_t>(parameters);
     m.givenForwardFlopsPerSample = in.positive("forward_flops_per_sample");
     m.givenTrainSamples = in.positive("train_samples", 0.0);
     m.givenEfficiency = in.positive("training_efficiency", 0.0);
     if (m.givenEfficiency > 1) in.fail("training_efficiency", fmt::format("must be in (0, 1] (got {})", m.givenEfficiency));
     return m;
   }
+  if (m.modelType == "resnet") in.fail("num_parameters", "missing (a ResNet is given by num_parameters and forward_flops_per_sample)");
+  if (!isKnownType(m.modelType)) {
+    in.fail("model_type", fmt::format("unknown type '{}' (known: gpt2, llama, mistral, qwen2, gemma, bert; or give num_parameters and "
+                                      "forward_flops_per_sample for any model)", m.modelType));
+  }
   m.architecture = m.modelType == "bert" ? Architecture::Encoder : Architecture::Decoder;
-  m.hidden = intField(in, {"hidden_size", "n_embd", "d_model"});
-  m.layers = intField(in, {"num_hidden_layers", "n_layer", "num_layers"});
+  m.hidden = intField(in, {"hidden_size", "n_embd", "d_model"}, std::nullopt, kMaxWidth / 4);
+  m.layers = intField(in, {"num_hidden_layers", "n_layer", "num_layers"}, std::nullopt, kMaxLayers);
   m.heads = intField(in, {"num_attention_heads", "n_head"});
   m.kvHeads = intField(in, {"num_key_value_heads"}, m.heads);
   m.intermediate = intField(in, {"intermediate_size", "n_inner", "ffn_dim"}, 4 * m.hidden);
-  m.vocab = intField(in, {"vocab_size"});
+  m.vocab = intField(in, {"vocab_size"}, std::nullopt, kMaxVocab);
   m.maxPositions = intField(in, {"max_position_embeddings", "n_positions"}, 0);
   if (m.hidden % m.heads != 0) in.fail("num_attention_heads", fmt::format("{} heads do not divide hidden size {}", m.heads, m.hidden));
   if (m.heads % m.kvHeads != 0) in.fail("num_key_value_heads", fmt::format("{} key/value heads do not divide {} heads", m.kvHeads, m.heads));

@@ -1,5 +1,6 @@
 #include "sim/training/settings.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <type_traits>
@@ -8,6 +9,7 @@
 
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
+#include "results/json_reader.h"
 #include "sim/training/estimate.h"
 
 namespace cclab::sim {
@@ -43,14 +45,41 @@ ModelCard TrainingSettings::loadModelCard() const { return loadModel(model); }
 
 Cluster TrainingSettings::loadClusterShape() const {
   if (cluster.empty()) throw InputError("give the cluster: --cluster <preset|cluster.json>");
+  check();
   Cluster c = loadCluster(cluster);
   reshape(c, nodes, gpusPerNode);
   return c;
 }
 
+void TrainingSettings::check() const {
+  // Every number given must be one a run can have: the same limits for flags, plan files and the
+  // GUI (a value is never clamped or read as "unset").
+  auto whole = [](const std::optional<int>& value, const char* flag, int min, int max) {
+    if (value && (*value < min || *value > max)) throw InputError(fmt::format("--{} must be from {} to {} (got {})", flag, min, max, *value));
+  };
+  constexpr int kGpus = 16384;
+  whole(nodes, "nodes", 1, kGpus);
+  whole(gpusPerNode, "gpus-per-node", 1, kGpus);
+  whole(gpus, "gpus", 1, kGpus);
+  whole(dp, "dp", 1, kGpus);
+  whole(tp, "tp", 1, kGpus);
+  whole(pp, "pp", 1, kGpus);
+  whole(vpp, "vpp", 1, 1024);
+  whole(globalBatch, "global-batch", 1, 1 << 30);
+  whole(microBatch, "micro-batch", 1, 1 << 24);
+  whole(seq, "seq", 1, 1 << 24);
+  auto positive = [](const std::optional<double>& value, const char* flag, double max) {
+    if (value && !(std::isfinite(*value) && *value >= 1 && *value <= max)) {
+      throw InputError(fmt::format("--{} must be a number from 1 to {:g} (got {:g})", flag, max, *value));
+    }
+  };
+  positive(params, "params", 1e15);
+  positive(tokens, "tokens", 1e18);
+}
+
 TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (model.empty() == !params.has_value()) throw InputError("give the model: --model <card|config.json>, or --params <count> for model states only");
-  if (params && !(*params >= 1)) throw InputError(fmt::format("--params must be at least 1 (got {:g})", *params));
+  check();
   TrainConfig c;
   if (!deepspeed.empty()) applyDeepSpeedConfig(deepspeed, c);
   c.gpus = gpus.value_or(cluster.gpus());
@@ -104,7 +133,9 @@ results::Json toJson(const TrainingSettings& settings) {
 
 void applyJson(const results::Json& plan, TrainingSettings& settings, const std::string& source, bool skipLayout) {
   if (!plan.is_object()) throw InputError(fmt::format("{}: a plan file is a JSON object of ccsim train's settings", source));
-  for (const auto& [key, value] : plan.items()) {
+  for (auto item = plan.begin(); item != plan.end(); ++item) {
+    const std::string key = item.key();  // not structured bindings: clang 14 cannot capture those
+    const results::Json& value = item.value();
     bool known = false;
     forEachSetting(settings, [&](std::string_view name, auto& field, std::string_view, SettingScope scope) {
       if (name != key) return;
@@ -112,15 +143,18 @@ void applyJson(const results::Json& plan, TrainingSettings& settings, const std:
       if (skipLayout && scope == SettingScope::Layout) return;
       using Field = std::decay_t<decltype(field)>;
       if constexpr (std::is_same_v<Field, std::string>) {
-        if (!value.is_string()) throw InputError(fmt::format("{}: '{}' must be a string (got {})", source, key, value.dump()));
+        if (!value.is_string()) throw InputError(fmt::format("{}: '{}' must be a string (got {})", source, key, results::quoted(value)));
         field = value.get<std::string>();
       } else if constexpr (std::is_same_v<Field, std::optional<int>>) {
-        if (!value.is_number_integer()) throw InputError(fmt::format("{}: '{}' must be an integer (got {})", source, key, value.dump()));
+        if (!value.is_number_integer()) throw InputError(fmt::format("{}: '{}' must be an integer (got {})", source, key, results::quoted(value)));
+        if (value.is_number_unsigned() && value.get<std::uint64_t>() >= (1ULL << 31)) {
+          throw InputError(fmt::format("{}: '{}' is out of range ({})", source, key, results::quoted(value)));
+        }
         const auto v = value.get<long long>();
         if (v < -(1LL << 31) || v >= (1LL << 31)) throw InputError(fmt::format("{}: '{}' is out of range ({})", source, key, v));
         field = static_cast<int>(v);
       } else {
-        if (!value.is_number()) throw InputError(fmt::format("{}: '{}' must be a number (got {})", source, key, value.dump()));
+        if (!value.is_number()) throw InputError(fmt::format("{}: '{}' must be a number (got {})", source, key, results::quoted(value)));
         field = value.get<double>();
       }
     });
@@ -129,18 +163,14 @@ void applyJson(const results::Json& plan, TrainingSettings& settings, const std:
 }
 
 TrainingSettings readPlanFile(const std::string& path, bool skipLayout) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the plan file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  results::Json doc;
-  try {
-    doc = results::Json::parse(text.str());
-  } catch (const std::exception&) {
-    throw InputError(fmt::format("{}: not valid JSON", path));
-  }
+  const results::Json doc = results::readJsonFile(path, "plan file");
   TrainingSettings settings;
   applyJson(doc, settings, path, skipLayout);
+  try {
+    settings.check();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", path, e.what()));
+  }
   return settings;
 }
 

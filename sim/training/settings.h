@@ -27,6 +27,9 @@ struct TrainingSettings {
   std::string overlap = "on", framework = "2G";
   std::optional<double> tokens;
 
+  // Throws InputError for a number no run can have (tp 0, a batch of -1, NaN tokens, ...): one
+  // check, used by ccsim's flags, plan files and the GUI alike.
+  void check() const;
   // The pieces, validated (InputError names the setting); the config is not resolved yet.
   ModelCard loadModelCard() const;
   Cluster loadClusterShape() const;

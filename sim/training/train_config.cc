@@ -72,17 +72,15 @@ std::span<const Named<OffloadTarget>> offloadDevices() { return kOffloadDevices;
 std::span<const Named<bool>> switches() { return kSwitches; }
 
 void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
-  std::ifstream file(path);
-  if (!file) throw InputError(fmt::format("cannot read DeepSpeed config '{}'", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  const results::Json doc = results::Json::parse(text.str(), nullptr, false, true);
-  if (doc.is_discarded() || !doc.is_object()) throw InputError(fmt::format("{}: not valid JSON", path));
-  const results::JsonReader in(doc, path);
+  applyDeepSpeedConfig(results::readJsonFile(path, "DeepSpeed config"), path, c);
+}
+
+void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, TrainConfig& c) {
+  if (!doc.is_object()) throw InputError(fmt::format("{}: a DeepSpeed config is a JSON object", source));
+  const results::JsonReader in(doc, source);
   if (in.has("zero_optimization")) {
     const results::JsonReader zero = in.child("zero_optimization");
-    const int stage = zero.get<int>("stage", 0);
-    if (stage < 0 || stage > 3) zero.fail("stage", fmt::format("must be 0 to 3 (got {})", stage));
+    const int stage = zero.within<int>("stage", 0, 3, 0);
     setZeroStage(c, stage);
     auto offload = [&](const char* field) {
       if (!zero.has(field)) return OffloadTarget::None;
@@ -98,6 +96,7 @@ void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
   }
   const bool fp16 = in.has("fp16") && in.child("fp16").get<bool>("enabled", false);
   const bool bf16 = in.has("bf16") && in.child("bf16").get<bool>("enabled", false);
+  if (fp16 && bf16) in.fail("bf16", "enabled with fp16: DeepSpeed refuses both at once (give one)");
   c.precision = fp16 || bf16 ? Precision::Mixed : Precision::Fp32;
   if (in.has("optimizer")) {
     const results::JsonReader opt = in.child("optimizer");
@@ -114,13 +113,9 @@ void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
   }
   // DeepSpeed's batch rule: train_batch_size = micro x accumulation x data-parallel size. The
   // data-parallel size is known only later (resolve), so keep what was given.
-  if (in.has("train_micro_batch_size_per_gpu")) c.microBatch = in.get<int>("train_micro_batch_size_per_gpu");
-  if (in.has("train_batch_size")) c.globalBatch = in.get<int>("train_batch_size");
-  if (in.has("gradient_accumulation_steps")) {
-    const int steps = in.get<int>("gradient_accumulation_steps");
-    if (steps < 1) in.fail("gradient_accumulation_steps", fmt::format("must be at least 1 (got {})", steps));
-    c.requestedAccumulation = steps;
-  }
+  if (in.has("train_micro_batch_size_per_gpu")) c.microBatch = in.within<int>("train_micro_batch_size_per_gpu", 1, 1 << 24);
+  if (in.has("train_batch_size")) c.globalBatch = in.within<int>("train_batch_size", 1, 1 << 30);
+  if (in.has("gradient_accumulation_steps")) c.requestedAccumulation = in.within<int>("gradient_accumulation_steps", 1, 1 << 24);
 }
 
 void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {

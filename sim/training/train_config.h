@@ -82,6 +82,7 @@ std::span<const Named<bool>> switches();                 // on, off
 // train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps, fp16/bf16,
 // optimizer type. Flags given on the command line win (the caller applies them after).
 void applyDeepSpeedConfig(const std::string& path, TrainConfig& config);
+void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, TrainConfig& config);
 
 // Completes the derived sizes (dp, accumulation, schedule) and checks that everything divides:
 // throws InputError naming what does not.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "results/text_format.h"
@@ -108,6 +109,10 @@ TEST_F(Ccbench, OutputParsesAsNcclTestsAndAgreesWithJsonAndCsv) {
     EXPECT_LE(*row.timeUsP50, *row.timeUsMax);
   }
 
+  // The rows were streamed to the file as they were measured; the file is still what the results
+  // library writes for these rows and this run information, byte for byte.
+  EXPECT_EQ(testing::slurp(json), results::toJson(fromJson.file).dump(1) + "\n");
+
   // 4. The CSV holds the same rows as the JSON.
   const results::Import fromCsv = results::readResults(csv);
   ASSERT_EQ(fromCsv.file.rows.size(), fromJson.file.rows.size());
@@ -120,6 +125,46 @@ TEST_F(Ccbench, OutputParsesAsNcclTestsAndAgreesWithJsonAndCsv) {
     EXPECT_EQ(a.inPlace, b.inPlace);
     EXPECT_DOUBLE_EQ(a.timeUs, b.timeUs);
     EXPECT_DOUBLE_EQ(a.busbwGBps, b.busbwGBps);
+  }
+}
+
+// -N repeats the sweep: every pass is a row of its own in the file, and the side-by-side table has
+// one line per size with each backend's mean algbw over the passes.
+TEST_F(Ccbench, RepeatsAreRowsAndTheSideBySideTableAveragesThem) {
+  const std::string json = (dir_ / "r.json").string(), csv = (dir_ / "r.csv").string();
+  const Outcome run = ccbench(2, "all_reduce --backend mpi,cclab -b 1K -e 16K -f 4 -n 2 -w 0 -N 3 -J " + json + " --csv " + csv);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Import file = results::readResults(json);
+  ASSERT_EQ(file.file.rows.size(), 2u * 3 * 3 * 2);  // backends x repeats x sizes x out/in place
+  EXPECT_EQ(testing::slurp(json), results::toJson(file.file).dump(1) + "\n");
+  EXPECT_EQ(testing::slurp(csv), results::toCsv(file.file.rows));
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<double>> algbw;  // (backend, size) -> out-of-place algbw per pass
+  for (const results::Row& row : file.file.rows) {
+    if (!row.inPlace) algbw[{row.backend, row.sizeBytes}].push_back(row.algbwGBps);
+  }
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  std::vector<std::string> table;
+  std::istringstream lines(run.out.substr(run.out.find("# Side by side")));
+  for (std::string line; std::getline(lines, line) && line != "#";) table.push_back(line);
+  ASSERT_EQ(table.size(), 2u + 3) << run.out;  // title, header, one line per size
+  EXPECT_NE(table[0].find("mean of the repeats"), std::string::npos) << table[0];
+  for (std::size_t i = 2; i < table.size(); ++i) {
+    std::istringstream cells(table[i].substr(1));
+    std::uint64_t size = 0;
+    std::string type, op, root;
+    double mpi = 0, cclab = 0, ratio = 0;
+    cells >> size >> type >> op >> root >> mpi >> cclab >> ratio;
+    const std::vector<double>& mpiPasses = algbw[std::pair<std::string, std::uint64_t>("mpi", size)];
+    const std::vector<double>& cclabPasses = algbw[std::pair<std::string, std::uint64_t>("cclab", size)];
+    ASSERT_EQ(mpiPasses.size(), 3u) << table[i];
+    ASSERT_EQ(cclabPasses.size(), 3u) << table[i];
+    EXPECT_NEAR(mpi, mean(mpiPasses), 0.0005 + 1e-9) << table[i];
+    EXPECT_NEAR(cclab, mean(cclabPasses), 0.0005 + 1e-9) << table[i];
+    EXPECT_NEAR(ratio, mean(cclabPasses) / mean(mpiPasses), 0.0005 + 1e-3 * ratio) << table[i];
   }
 }
 
@@ -139,8 +184,9 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_gather -o prod", "meaningless for all_gather"},
       {"all_reduce -b 1M -e 1K", "-b 1 MiB is larger than -e 1 KiB"},
       {"broadcast -r 2", "-r 2 is not a rank"},
-      {"all_reduce -e 2000G --backend cclab", "does not fit in memory"},
-      {"all_reduce -e 2000G", "exceed the MPI library's count limit"},
+      {"all_reduce -b 2000G -e 2000G --backend cclab", "does not fit in memory"},
+      {"all_reduce -b 2000G -e 2000G", "exceed the MPI library's count limit"},
+      {"all_reduce -b 1 -e 2000G -i 1", "is more than 1000000 sizes"},
       {"all_reduce -e 99999999999999G", "is too large"},
       {"all_reduce -b 12X", "unknown unit"},
       {"all_reduce -n 0", "-n must be at least 1"},

@@ -89,7 +89,7 @@ TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
   std::ofstream(dir / "notes.txt") << "hello\n";
   write(dir, "other.json", {row(Collective::Broadcast, 8 * kMiB, 100)});
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"compare --baseline nope.json --current after.json", "ccreport: error: cannot read 'nope.json': No such file or directory\n"},
+      {"compare --baseline nope.json --current after.json", "ccreport: error: results file 'nope.json': no such file\n"},
       {"compare --baseline notes.txt --current after.json", "ccreport: error: notes.txt: not a cclab results file (JSON or CSV) nor nccl-tests output\n"},
       {"compare --baseline before.json --current other.json", ""},
       {"compare --baseline before.json --current after.json --threshold -1", ""},
