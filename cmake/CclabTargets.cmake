@@ -33,6 +33,7 @@ function(cclab_add_library name)
   target_include_directories(cclab_${name} PUBLIC $<BUILD_INTERFACE:${root}>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/cclab>)
   target_link_libraries(cclab_${name} PRIVATE $<BUILD_INTERFACE:cclab::warnings>)
+  cclab_sanitize_users(cclab_${name})   # a sanitized library needs the runtime where it is linked
 endfunction()
 
 # The tools (ccbench, ccsim, ccreport, ccplan) are built into <build>/bin and installed into

@@ -5,6 +5,8 @@ set -euo pipefail
 CCLAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$CCLAB_ROOT"
 
+# g++ also brings GCC's sanitizer runtimes for scripts/sanitize.sh (libasan8, liblsan0, libubsan1,
+# libtsan2: dependencies of gcc-12's libgcc-12-dev on Debian 12), so they need no entry here.
 CCLAB_PACKAGES=(
   g++ cmake ninja-build pkg-config git
   libopenmpi-dev openmpi-bin
