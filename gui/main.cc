@@ -26,7 +26,7 @@ int run(int argc, char** argv) {
   app.add_option("files", render.inputs, "a plan file (ccplan's Save plan, ccsim train's settings) or results files to open");
   app.add_flag("--render", headless, "draw the charts into a PNG without a display (Qt's offscreen platform) and exit");
   app.add_option("-o,--output", render.output, "--render: the PNG to write");
-  app.add_option("--view", render.view, "--render: plan, compare (DDP vs ZeRO-1/2/3), sweep or collectives (default: from the files)");
+  app.add_option("--view", render.view, "--render: plan, compare (DDP vs ZeRO-1/2/3), sweep, timeline or collectives (default: from the files)");
   app.add_option("--collective", render.collective, "--render of results: the collective to draw (default: the first file's)");
   app.add_option("--metric", render.metric, "--render of results: busbw or algbw")->capture_default_str();
   app.add_option("--title", render.title, "--render: the chart title");

@@ -51,16 +51,19 @@ MainWindow::MainWindow(bool remember, QWidget* parent) : QMainWindow(parent), re
   sweep_ = new SweepView;
   collectives_ = new CollectivesView;
   planner_ = new PlannerView;
+  timeline_ = new TimelineView;
   tabs_->addTab(plan_, tr("&Plan"));
   tabs_->addTab(compare_, tr("C&ompare"));
   tabs_->addTab(sweep_, tr("S&weep"));
   tabs_->addTab(collectives_, tr("Co&llectives"));
   tabs_->addTab(planner_, tr("Pla&nner"));
+  tabs_->addTab(timeline_, tr("&Timeline"));
   tabs_->setTabToolTip(0, tr("Memory per GPU and step time of the plan in the settings"));
   tabs_->setTabToolTip(1, tr("Up to four pinned plans side by side"));
   tabs_->setTabToolTip(2, tr("One setting swept: step time, MFU and memory"));
   tabs_->setTabToolTip(3, tr("Predicted collective bandwidth per algorithm, with measured results laid over it"));
   tabs_->setTabToolTip(4, tr("The fastest layouts that fit (ccsim plan)"));
+  tabs_->setTabToolTip(5, tr("The plan's step as simulated: every stream of every stage, the critical path underlined"));
   auto* central = new QWidget;
   auto* column = new QVBoxLayout(central);
   column->setContentsMargins(4, 4, 4, 4);
@@ -127,7 +130,7 @@ void MainWindow::buildMenus() {
   action(file, tr("&Quit"), QKeySequence::Quit, tr("Quit ccplan"), [this] { close(); });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QStringList names = {tr("Plan"), tr("Compare"), tr("Sweep"), tr("Collectives"), tr("Planner")};
+  const QStringList names = {tr("Plan"), tr("Compare"), tr("Sweep"), tr("Collectives"), tr("Planner"), tr("Timeline")};
   for (int i = 0; i < names.size(); ++i) {
     action(view, names[i], QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), tr("Show the %1 view").arg(names[i]),
            [this, i] { showView(static_cast<View>(i)); });
@@ -166,6 +169,7 @@ void MainWindow::buildMenus() {
 void MainWindow::settingsChanged() {
   const sim::TrainingSettings s = settings_->settings();
   plan_->showPlan(s);
+  timeline_->showPlan(s);
   sweep_->setBase(s);
   if (const QString problem = collectives_->setCluster(QString::fromStdString(s.cluster)); !problem.isEmpty()) fail(problem);
   statusBar()->showMessage(ccsimCommand());

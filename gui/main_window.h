@@ -1,7 +1,7 @@
 #pragma once
 
 // ccplan's window: the settings form on the left (a dock), the views as tabs (Plan, Compare,
-// Sweep, Collectives, Planner), a message bar for what went wrong, and the File/View/Plan menus.
+// Sweep, Collectives, Planner, Timeline), a message bar for what went wrong, and the File/View/Plan menus.
 // Every action is also a method taking paths, so tests and --render drive it without dialogs.
 
 #include <QMainWindow>
@@ -14,6 +14,7 @@
 #include "gui/planner_view.h"
 #include "gui/settings_panel.h"
 #include "gui/sweep_view.h"
+#include "gui/timeline_view.h"
 
 namespace cclab::gui {
 
@@ -38,7 +39,7 @@ class MainWindow : public QMainWindow {
   bool exportPng(const QString& path);
   bool exportCsv(const QString& path);
 
-  enum class View { Plan, Compare, Sweep, Collectives, Planner };
+  enum class View { Plan, Compare, Sweep, Collectives, Planner, Timeline };
   void showView(View view);
   View currentView() const { return static_cast<View>(tabs_->currentIndex()); }
 
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
   SweepView* sweepView() const { return sweep_; }
   CollectivesView* collectivesView() const { return collectives_; }
   PlannerView* plannerView() const { return planner_; }
+  TimelineView* timelineView() const { return timeline_; }
   MessageBar* messageBar() const { return message_; }
   // The `ccsim train` command that prints the plan shown.
   QString ccsimCommand() const;
@@ -72,6 +74,7 @@ class MainWindow : public QMainWindow {
   SweepView* sweep_;
   CollectivesView* collectives_;
   PlannerView* planner_;
+  TimelineView* timeline_;
 };
 
 }  // namespace cclab::gui

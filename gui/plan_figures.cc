@@ -1,5 +1,7 @@
 #include "gui/plan_figures.h"
 
+#include <iterator>
+
 #include "sim/training/report.h"
 
 namespace cclab::gui {
@@ -36,6 +38,16 @@ const SegmentStyle<sim::StepTime> kStep[] = {
 };
 
 }  // namespace
+
+QColor partColor(sim::Part part) {
+  // The step bar's key of each part (the key `ccsim train --json` prints it under).
+  static constexpr const char* kKeys[] = {"compute", "tp_comm", "pp_comm", "dp_comm", "shard_comm", "offload", "optimizer", "overhead"};
+  static_assert(std::size(kKeys) == sim::kParts);
+  for (const auto& style : kStep) {
+    if (QString(style.key) == kKeys[static_cast<int>(part)]) return style.color;
+  }
+  return Qt::gray;
+}
 
 PlanFigures figuresFrom(const sim::TrainingEstimate& e, const std::string& model, const sim::Cluster& job) {
   const sim::TrainConfig& c = e.config;

@@ -34,6 +34,9 @@ struct PlanFigures {
   double trainSeconds = 0, gpuHours = 0, costUsd = 0, trainBudget = 0;
 };
 
+// The colour a part of the step is drawn in, the same in the plan's step bar and the timeline.
+QColor partColor(sim::Part part);
+
 // 1 GiB = 2^30 bytes, as ccsim's reports print it.
 inline constexpr double kGiB = 1024.0 * 1024 * 1024;
 

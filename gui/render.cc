@@ -57,6 +57,10 @@ int render(const RenderOptions& o) {
     }
     window.showView(MainWindow::View::Sweep);
     page = window.sweepView();
+  } else if (view == "timeline") {
+    if (const QString problem = window.timelineView()->problem(); !problem.isEmpty()) return badInput(problem);
+    window.showView(MainWindow::View::Timeline);
+    page = window.timelineView();
   } else if (view == "collectives") {
     CollectivesView* c = window.collectivesView();
     if (const QString problem = c->setCluster(QString::fromStdString(o.cluster)); !problem.isEmpty()) return badInput(problem);
@@ -72,7 +76,7 @@ int render(const RenderOptions& o) {
     window.showView(MainWindow::View::Collectives);
     page = c;
   } else {
-    return badInput(QStringLiteral("unknown --view '%1' (valid: plan, compare, sweep, collectives)").arg(view.c_str()));
+    return badInput(QStringLiteral("unknown --view '%1' (valid: plan, compare, sweep, timeline, collectives)").arg(view.c_str()));
   }
   window.show();
   QCoreApplication::processEvents();

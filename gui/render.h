@@ -12,7 +12,7 @@ namespace cclab::gui {
 struct RenderOptions {
   std::vector<std::string> inputs;
   std::string output;
-  std::string view;            // plan, compare, sweep, collectives ("": from the inputs)
+  std::string view;            // plan, compare, sweep, timeline, collectives ("": from the inputs)
   std::string collective;      // collectives: which one ("": the first file's first row's)
   std::string metric = "busbw";
   std::string title;

@@ -68,6 +68,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   schedule_ = choices(sim::schedules(), this, tr("auto"));
   offload_ = choices(sim::offloadStates(), this);
   offloadDevice_ = choices(sim::offloadDevices(), this);
+  execution_ = choices(sim::executions(), this);
+  prefetch_ = spin(0, 64, 1, this);
   flash_ = new QCheckBox(tr("flash attention"), this);
   flash_->setChecked(true);
   sequenceParallel_ = new QCheckBox(tr("sequence parallelism"), this);
@@ -93,7 +95,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
       {"dp", dp_},               {"tp", tp_},               {"pp", pp_},               {"vpp", vpp_},
       {"zero", sharding_},       {"recompute", recompute_}, {"schedule", schedule_},   {"offload", offload_},
       {"offload-device", offloadDevice_}, {"flash-attention", flash_}, {"sequence-parallel", sequenceParallel_},
-      {"overlap-grad-reduce", overlap_}, {"tokens", tokensB_}, {"framework-overhead", frameworkGiB_}};
+      {"overlap-grad-reduce", overlap_}, {"tokens", tokensB_}, {"framework-overhead", frameworkGiB_},
+      {"execution", execution_}, {"prefetch", prefetch_}};
   const sim::TrainingSettings none;
   sim::forEachSetting(none, [&](std::string_view name, const auto&, std::string_view help, sim::SettingScope) {
     if (auto it = byFlag.find(std::string(name)); it != byFlag.end()) {
@@ -126,6 +129,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   layoutForm->addRow(tr("&Virtual stages"), vpp_);
   layoutForm->addRow(tr("Schedule"), schedule_);
   layoutForm->addRow(tr("&Sharding"), sharding_);
+  layoutForm->addRow(tr("ZeRO-3 prefetch"), prefetch_);
+  layoutForm->addRow(tr("&Execution"), execution_);
   auto [memory, memoryForm] = group(tr("Memory savers"));
   memoryForm->addRow(tr("&Recompute"), recompute_);
   memoryForm->addRow(tr("&Offload"), offload_);
@@ -141,10 +146,10 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   auto notify = [this] {
     if (!quiet_) emit changed();
   };
-  for (QComboBox* box : {model_, cluster_, precision_, optimizer_, sharding_, recompute_, schedule_, offload_, offloadDevice_}) {
+  for (QComboBox* box : {model_, cluster_, precision_, optimizer_, sharding_, recompute_, schedule_, offload_, offloadDevice_, execution_}) {
     connect(box, &QComboBox::currentIndexChanged, this, notify);
   }
-  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_}) connect(box, &QSpinBox::valueChanged, this, notify);
+  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_}) connect(box, &QSpinBox::valueChanged, this, notify);
   for (QDoubleSpinBox* box : {tokensB_, frameworkGiB_}) connect(box, &QDoubleSpinBox::valueChanged, this, notify);
   for (QCheckBox* box : {flash_, sequenceParallel_, overlap_}) connect(box, &QCheckBox::toggled, this, notify);
 
@@ -199,6 +204,8 @@ sim::TrainingSettings SettingsPanel::settings() const {
   s.flash = flash_->isChecked() ? "on" : "off";
   s.sequenceParallel = sequenceParallel_->isChecked() ? "on" : "off";
   s.overlap = overlap_->isChecked() ? "on" : "off";
+  s.execution = execution_->currentData().toString().toStdString();
+  s.prefetch = prefetch_->value() == 1 ? std::nullopt : std::optional<int>(prefetch_->value());  // 1: the default
   s.tokens = tokensB_->value() > 0 ? std::optional<double>(tokensB_->value() * 1e9) : std::nullopt;
   const double frameworkBytes = std::round(frameworkGiB_->value() * kGiB);
   s.framework = std::fmod(frameworkGiB_->value(), 1.0) == 0 ? QString::number(frameworkGiB_->value()).toStdString() + "G"
@@ -230,6 +237,8 @@ void SettingsPanel::setSettings(const sim::TrainingSettings& s) {
   flash_->setChecked(s.flash != "off");
   sequenceParallel_->setChecked(s.sequenceParallel == "on");
   overlap_->setChecked(s.overlap != "off");
+  selectData(execution_, QString::fromStdString(s.execution.empty() ? "fused" : s.execution));
+  prefetch_->setValue(s.prefetch.value_or(1));
   tokensB_->setValue(s.tokens.value_or(0) / 1e9);
   try {
     frameworkGiB_->setValue(static_cast<double>(parseSize(s.framework, "--framework-overhead")) / kGiB);

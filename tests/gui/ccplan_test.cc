@@ -394,6 +394,38 @@ class CcplanTest : public QObject {
     QVERIFY(err.contains("sideways"));
     QCOMPARE(run({"--render", plan.fileName()}, &err), 2);
     QVERIFY(err.contains("-o"));
+    const QString timeline = dir.filePath("timeline.png");
+    QCOMPARE(run({"--render", plan.fileName(), "--view", "timeline", "--size", "1000x400", "-o", timeline}), 0);
+    QCOMPARE(QImage(timeline).size(), QSize(1000, 400));
+    QVERIFY(distinctColors(QImage(timeline)) > 5);
+  }
+
+  // The timeline view draws ccsim train's simulated step: the same step time, a lane per busy
+  // stream of each stage, every task in the CSV, the critical path marked.
+  void timelineViewDrawsTheSimulatedStep() {
+    MainWindow w(false);
+    SettingsPanel* p = w.settingsPanel();
+    selectData(p->model(), "llama2-7b");
+    selectData(p->cluster(), "dgx-a100");
+    p->gpus()->setValue(64);
+    p->globalBatch()->setValue(512);
+    selectData(p->sharding(), "zero:3");
+    w.showView(MainWindow::View::Timeline);
+    const TimelineView* view = w.timelineView();
+    QVERIFY2(view->problem().isEmpty(), qPrintable(view->problem()));
+    const sim::TrainingRun run = sim::runTraining(p->settings());
+    QCOMPARE(view->canvas()->timeline().makespan, run.estimate.step.total);
+    QCOMPARE(view->canvas()->graph().tasks.size(), run.graph.tasks.size());
+    // One stage: compute, gathers and reductions (ZeRO-3 uses both data-parallel streams).
+    QCOMPARE(static_cast<int>(view->canvas()->lanes().size()), 3);
+    QVERIFY(view->summaryText().contains("hidden behind compute"));
+    const QStringList lines = view->csv().trimmed().split('\n');
+    QCOMPARE(lines.size() - 1, static_cast<int>(run.graph.tasks.size()));
+    QCOMPARE(lines.filter(",yes").size(), static_cast<int>(run.timeline.criticalPath.size()));
+    // A layout the simulator refuses is shown as the problem, not drawn.
+    p->tp()->setValue(3);
+    QVERIFY(!w.timelineView()->problem().isEmpty());
+    QVERIFY(w.timelineView()->canvas()->lanes().empty());
   }
 };
 

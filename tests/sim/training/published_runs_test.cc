@@ -67,9 +67,13 @@ bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 int whole(const std::string& s, int fallback) { return s.empty() ? fallback : std::stoi(s); }
 
+// Rows within the 15% today (the rest are named in docs/training.md).
+constexpr int kRowsWithinFifteenPercent = 74;
+
 struct Prediction {
   std::string id, split, metric;
   double measuredStep = 0, predictedStep = 0;
+  double measuredMemoryGB = 0, predictedMemoryGB = 0;  // peak memory where the source gives it (0: not given)
   double error() const { return measuredStep / predictedStep - 1; }  // throughput: predicted / measured - 1
 };
 
@@ -160,7 +164,16 @@ std::vector<Prediction> predictAll() {
     }
     TrainingPricer pricer(job);
     const TrainingEstimate e = estimateTraining(model, c, pricer);
-    out.push_back({r.at("id"), r.at("split"), r.at("metric"), measuredStepSeconds(r, c, model, e), e.step.total});
+    Prediction p{r.at("id"), r.at("split"), r.at("metric"), measuredStepSeconds(r, c, model, e), e.step.total, 0, 0};
+    // "47 GB alloc / 63 GB active / 78 GB reserved": PyTorch's peak allocated memory, the closest
+    // to what ccsim predicts (memory in use, with the framework allowance for the CUDA context's
+    // workspaces). GB read as 10^9 bytes (the source does not say; as GiB the measured would be 7%
+    // higher).
+    if (const std::string& memory = r.at("peak_memory_as_published"); has(memory, "GB alloc")) {
+      p.measuredMemoryGB = std::stod(memory);
+      p.predictedMemoryGB = e.memory.total / 1e9;
+    }
+    out.push_back(p);
   }
   return out;
 }
@@ -176,14 +189,32 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
     bySplit[p.split].push_back(std::abs(100 * p.error()));
     bySplit["all"].push_back(std::abs(100 * p.error()));
   }
+  int withinFifteen = 0;
+  for (const Prediction& p : rows) withinFifteen += std::abs(p.error()) <= 0.15 ? 1 : 0;
+  std::printf("within 15%%: %d of %zu rows\n", withinFifteen, rows.size());
   for (auto& [split, errors] : bySplit) {
     std::printf("%s: %zu rows, median |error| %.1f%%, max %.1f%%\n", split.c_str(), errors.size(), results::median(errors),
                 *std::max_element(errors.begin(), errors.end()));
   }
+  // Peak memory: the PyTorch FSDP paper's Fig. 8b (GPT-175B, FULL_SHARD, 128-512 GPUs).
+  std::vector<double> memoryErrors;
+  std::printf("| row | measured peak allocated GB | predicted GB | error |\n");
+  for (const Prediction& p : rows) {
+    if (p.measuredMemoryGB <= 0) continue;
+    const double error = p.predictedMemoryGB / p.measuredMemoryGB - 1;
+    memoryErrors.push_back(std::abs(100 * error));
+    std::printf("| %s | %.0f | %.1f | %+.1f%% |\n", p.id.c_str(), p.measuredMemoryGB, p.predictedMemoryGB, 100 * error);
+  }
+  ASSERT_EQ(memoryErrors.size(), 10u);
+  std::printf("peak memory: %zu rows, median |error| %.1f%%, max %.1f%%\n", memoryErrors.size(), results::median(memoryErrors),
+              *std::max_element(memoryErrors.begin(), memoryErrors.end()));
+  EXPECT_LE(results::median(memoryErrors), 5.0);  // the target
+
   // The targets: median |error| 8% and max 15% on the fit and held-out rows alike. The
   // median is met on both; the max is not (docs/training.md, "Checked against published runs",
   // lists the misses: DeepSpeed ZeRO-3 of 2021 at 384-2240 GPUs, FSDP's fragmentation outlier,
   // MPT-13B on H100). These bounds are today's, so the model cannot silently get worse.
+  EXPECT_GE(withinFifteen, kRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
   EXPECT_LE(results::median(bySplit["holdout"]), 6.0);
   // Without the interference the fit row asks for, the FSDP rows come out too fast again: the
