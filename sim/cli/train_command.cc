@@ -10,6 +10,8 @@
 #include "results/json_reader.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/training_options.h"
+#include "results/training_record.h"
+#include "sim/training/measured.h"
 #include "sim/training/report.h"
 
 namespace cclab::sim::cli {
@@ -17,8 +19,25 @@ namespace {
 
 struct TrainOptions {
   TrainingOptions training;
-  std::string trace;  // --trace: the step's timeline as Chrome trace JSON
+  std::string trace;    // --trace: the step's timeline as Chrome trace JSON
+  std::string compare;  // --compare: a training measurement to put beside the prediction
+  int warmup = 1;       // --warmup: measured steps left out of the comparison
 };
+
+// The prediction beside the measurement, one row per quantity both have.
+std::string comparisonText(const std::vector<MeasuredRow>& rows, const results::TrainingMeasurement& m) {
+  std::string text = fmt::format("# measured: {} ({}, {} step{})\n", m.source, m.format, m.steps.size(), m.steps.size() == 1 ? "" : "s");
+  text += fmt::format("{:<24} {:>14} {:>14} {:>9}\n", "", "predicted", "measured", "error");
+  for (const MeasuredRow& r : rows) {
+    auto value = [&](double v) {
+      if (r.unit == "bytes") return fmt::format("{:.2f} GiB", v / (1024.0 * 1024 * 1024));
+      if (r.unit == "fraction") return fmt::format("{:.1f}%", 100 * v);
+      return fmt::format("{:.4g} {}", v, r.unit);
+    };
+    text += fmt::format("{:<24} {:>14} {:>14} {:>+8.1f}%\n", r.what, value(r.predicted), value(r.measured), r.errorPct());
+  }
+  return text;
+}
 
 int run(const TrainOptions& options) {
   const TrainingOptions& o = options.training;
@@ -28,8 +47,28 @@ int run(const TrainOptions& options) {
     const std::string title = fmt::format("ccsim train: {} on {} ({})", run.modelName, run.job.name, describeLayout(run.estimate.config));
     results::writeFileAtomically(options.trace, chromeTrace(run.graph, run.timeline, title));
   }
-  const std::string text = o.json() ? results::dumpJson(toJson(run.estimate, run.modelName, run.job), 2) + "\n"
-                                    : formatReport(run.estimate, run.modelName, run.job);
+  std::vector<MeasuredRow> rows;
+  results::TrainingMeasurement measured;
+  if (!options.compare.empty()) {
+    if (run.graph.tasks.empty()) throw InputError("--compare needs a model's shape (--model), not --params");
+    measured = results::readTraining(options.compare);
+    rows = compareWithMeasurement(run.estimate, measured, options.warmup);
+  }
+  std::string text;
+  if (o.json()) {
+    results::Json j = toJson(run.estimate, run.modelName, run.job);
+    if (!rows.empty()) {
+      results::Json compared = results::Json::array();
+      for (const MeasuredRow& r : rows) {
+        compared.push_back({{"what", r.what}, {"unit", r.unit}, {"predicted", r.predicted}, {"measured", r.measured}, {"error_pct", r.errorPct()}});
+      }
+      j["measured"] = {{"file", measured.source}, {"format", measured.format}, {"warmup_steps", options.warmup}, {"rows", compared}};
+    }
+    text = results::dumpJson(j, 2) + "\n";
+  } else {
+    text = formatReport(run.estimate, run.modelName, run.job);
+    if (!rows.empty()) text += comparisonText(rows, measured);
+  }
   std::fputs(text.c_str(), stdout);
   return 0;
 }
@@ -43,6 +82,11 @@ Run addTrainCommand(CLI::App& app) {
   cmd->add_option("--trace", o->trace,
                   "write the step's simulated timeline as Chrome trace JSON (Perfetto, chrome://tracing)")
       ->type_name("FILE");
+  cmd->add_option("--compare", o->compare,
+                  "a measured run of the same settings to put beside the prediction: a cclab training record, a "
+                  "Megatron-LM or DeepSpeed log, a PyTorch profiler trace, torch.cuda.memory_stats() JSON")
+      ->type_name("FILE");
+  cmd->add_option("--warmup", o->warmup, "--compare: measured steps left out as warm-up (default 1)")->check(CLI::Range(0, 1000000));
   return [o] { return run(*o); };
 }
 

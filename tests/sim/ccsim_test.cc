@@ -107,6 +107,30 @@ TEST_F(Ccsim, TrainJsonNamesItsUnitsAndAddsUp) {
   EXPECT_DOUBLE_EQ(j.at("tokens_per_s").get<double>(), 64.0 * 4096 / step.at("total").get<double>());
 }
 
+// --compare puts a measured run beside the prediction: each row's error is predicted over
+// measured, minus one, and the measured values are the file's (median after the warm-up step).
+TEST_F(Ccsim, TrainComparesItsPredictionWithAMeasuredRun) {
+  const std::string log = std::string(CCLAB_TEST_DATA) + "/training/measured/megatron.log";
+  const Outcome run = ccsim("train --model gpt2-large --cluster dgx-a100 --gpus 8 --global-batch 16 --compare " + log + " --json");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Json j = results::Json::parse(run.out);
+  const results::Json& rows = j.at("measured").at("rows");
+  ASSERT_EQ(rows.size(), 3u);  // step time, TFLOP/s, peak memory
+  EXPECT_EQ(rows[0].at("what"), "step time (median)");
+  EXPECT_DOUBLE_EQ(rows[0].at("predicted").get<double>(), j.at("step_time_s").at("total").get<double>());
+  EXPECT_DOUBLE_EQ(rows[0].at("measured").get<double>(), (1.0804 + 1.092) / 2);  // steps 20 and 30
+  EXPECT_DOUBLE_EQ(rows[2].at("measured").get<double>(), 5120.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(rows[2].at("predicted").get<double>(), j.at("memory_per_gpu_bytes").at("total").get<double>());
+  for (const results::Json& r : rows) {
+    EXPECT_NEAR(r.at("error_pct").get<double>(), 100 * (r.at("predicted").get<double>() / r.at("measured").get<double>() - 1), 1e-9);
+  }
+  const Outcome text = ccsim("train --model gpt2-large --cluster dgx-a100 --gpus 8 --global-batch 16 --warmup 0 --compare " +
+                             std::string(CCLAB_TEST_DATA) + "/training/measured/pytorch_trace.json");
+  ASSERT_EQ(text.exitCode, 0) << text.err;
+  EXPECT_NE(text.out.find("exposed communication"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("hidden communication"), std::string::npos) << text.out;
+}
+
 TEST_F(Ccsim, TrainAnswersTheZeroPapersQuestionFromAParameterCount) {
   const Outcome run = ccsim("train --params 7.5e9 --cluster dgx-a100 --nodes 8 --zero 2 --json");
   ASSERT_EQ(run.exitCode, 0) << run.err;
@@ -213,6 +237,9 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp half_shard", "unknown FSDP strategy 'half_shard'"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 1 --fsdp full_shard", "--zero and --fsdp"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --precision fp8", "unknown precision 'fp8'"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --compare " + notResults, "not a training measurement"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --warmup 9 --compare " + training + "/measured/memory_stats.json --warmup -1",
+       "--warmup"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --offload gpu", "unknown --offload 'gpu'"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --seq 4096", "longer than the model's 1024 learned positions"},
       {"train --model gpt2 --params 1e9 --cluster dgx-a100", "give the model"},

@@ -1,0 +1,34 @@
+#include "sim/training/measured.h"
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+
+namespace cclab::sim {
+
+std::vector<MeasuredRow> compareWithMeasurement(const TrainingEstimate& e, const results::TrainingMeasurement& m, int warmup) {
+  std::vector<MeasuredRow> rows;
+  const results::StepStatistics steps = results::stepStatistics(m, warmup);
+  if (steps.steps > 0) rows.push_back({"step time (median)", "s", e.step.total, steps.median});
+  auto part = [&](const char* key) -> const double* {
+    const auto it = m.parts.find(key);
+    return it != m.parts.end() && it->second > 0 ? &it->second : nullptr;
+  };
+  if (const double* compute = part("compute")) rows.push_back({"compute", "s", e.step.compute, *compute});
+  if (const double* exposed = part("exposed_comm")) {
+    const StepTime& s = e.step;
+    rows.push_back({"exposed communication", "s", s.tpComm + s.ppComm + s.dpComm + s.shardComm, *exposed});
+  }
+  if (const double* hidden = part("hidden_comm_fraction")) rows.push_back({"hidden communication", "fraction", e.hiddenFraction, *hidden});
+  if (m.tflopsPerGpu && e.step.total > 0) {
+    rows.push_back({"TFLOP/s per GPU", "TFLOP/s", e.flops.hardwarePerStep / (e.step.total * e.config.gpus) / 1e12, *m.tflopsPerGpu});
+  }
+  if (m.peakAllocatedBytes) rows.push_back({"peak memory per GPU", "bytes", e.memory.total, *m.peakAllocatedBytes});
+  if (rows.empty()) {
+    throw InputError(fmt::format("{}: nothing to compare ({} steps after {} warm-up steps, no parts, TFLOP/s or peak memory)", m.source,
+                                 m.steps.size(), warmup));
+  }
+  return rows;
+}
+
+}  // namespace cclab::sim
