@@ -18,6 +18,7 @@
 #include "collectives/sizes.h"
 #include "report/accuracy.h"
 #include "report/compare.h"
+#include "report/training_compare.h"
 #include "report/formats.h"
 #include "results/interrupts.h"
 
@@ -74,7 +75,10 @@ int main(int argc, char** argv) {
   double maxMedian = -1, maxError = -1;
 
   CLI::App* cmp = app.add_subcommand("compare", "judge current results against a baseline (exit 1 on a regression)");
-  cmp->add_option("--baseline", baseline, "results files: ccbench/ccsim JSON or CSV, nccl-tests text logs or -J JSON")->required();
+  cmp->add_option("--baseline", baseline,
+                  "results files: ccbench/ccsim JSON or CSV, nccl-tests text logs or -J JSON; or training measurements (Megatron-LM or "
+                  "DeepSpeed logs, PyTorch profiler traces, cclab training records), compared step by step")
+      ->required();
   cmp->add_option("--current", current, "results files of the run to judge")->required();
   cmp->add_option("--threshold", compareSettings.thresholdPct, "a regression is a change worse than this (%)")
       ->capture_default_str()->check(finiteNumber(0, 1e6));
@@ -87,6 +91,8 @@ int main(int argc, char** argv) {
   cmp->add_flag("--either-way", compareSettings.eitherWay, "an improvement past the limits fails too (do two tools measure the same?)");
   cmp->add_option("--ignore", ignore, "fields not to match on, e.g. backend,algo or machine");
   cmp->add_flag("--allow-missing", compareSettings.allowMissing, "a baseline row missing from current is not a failure");
+  int warmup = 1;
+  cmp->add_option("--warmup", warmup, "training measurements: steps of each file left out as warm-up")->capture_default_str()->check(CLI::Range(0, 1000000));
   addOutputs(cmp, outputs);
 
   CLI::App* acc = app.add_subcommand("accuracy", "judge ccsim's predictions against measurements (exit 1 past the limits)");
@@ -105,6 +111,12 @@ int main(int argc, char** argv) {
     if (cmp->parsed()) {
       compareSettings.latencyBytes = parseSize(latencyBytes, "--latency-bytes");
       if (!ignore.empty()) compareSettings.ignore = parseFields(ignore, "--ignore");
+      if (allTrainingMeasurements(baseline) && allTrainingMeasurements(current)) {
+        std::vector<results::TrainingMeasurement> before, after;
+        for (const std::string& path : baseline) before.push_back(results::readTraining(path));
+        for (const std::string& path : current) after.push_back(results::readTraining(path));
+        return publish(compareTraining(before, after, compareSettings, warmup), outputs);
+      }
       Side before = loadSide(baseline, "--baseline"), after = loadSide(current, "--current");
       return publish(compareDocument(compare(std::move(before), std::move(after), compareSettings), compareSettings), outputs);
     }

@@ -83,6 +83,37 @@ TEST(CcreportCli, RegressionAndMissingExitOne) {
   EXPECT_EQ(ccreport(dir, "compare --baseline before.json --current after.json --allow-missing --threshold 15").exit, 0);
 }
 
+// Training measurements compare step by step: a Megatron-LM log of 12 iterations against one 10%
+// slower regresses (U test), against itself passes; the warm-up interval is left out.
+TEST(CcreportCli, TrainingStepsRegressLikeRows) {
+  const auto dir = scratch();
+  auto megatronLog = [&](const std::string& name, double factor) {
+    std::ofstream out(dir / name);
+    for (int i = 1; i <= 12; ++i) {
+      const double ms = (i == 1 ? 5000.0 : 1000.0 + 7 * (i % 5)) * factor;  // the first interval: warm-up
+      out << fmt::format(" iteration {:8d}/    1000 | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | "
+                         "global batch size:    16 | lm loss: 9.0E+00 |\n",
+                         10 * i, 160 * i, ms);
+    }
+  };
+  megatronLog("before.log", 1.0);
+  megatronLog("after.log", 1.1);
+  Result r = ccreport(dir, "compare --baseline before.log --current after.log -q");
+  EXPECT_EQ(r.exit, 1) << r.err;
+  EXPECT_EQ(r.out.rfind("FAIL training step: median 1.014 s -> 1.115 s (+10.0%), U test p = ", 0), 0u) << r.out;
+  r = ccreport(dir, "compare --baseline before.log --current before.log --json same.json");
+  EXPECT_EQ(r.exit, 0) << r.err;
+  const Json same = Json::parse(slurp(dir / "same.json"));
+  EXPECT_EQ(same.at("counts").at("current_steps"), 11);  // 12 less the warm-up
+  // A higher threshold passes the slower run.
+  EXPECT_EQ(ccreport(dir, "compare --baseline before.log --current after.log --threshold 15").exit, 0);
+  // A file that is neither results nor a training measurement is one line, exit 2.
+  std::ofstream(dir / "notes.txt") << "hello\n";
+  r = ccreport(dir, "compare --baseline before.log --current notes.txt");
+  EXPECT_EQ(r.exit, 2);
+  EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
+}
+
 TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
   const auto dir = scratch();
   regressionFixture(dir);

@@ -1,0 +1,101 @@
+#include "report/training_compare.h"
+
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+#include "report/statistics.h"
+
+namespace cclab::report {
+
+bool allTrainingMeasurements(const std::vector<std::string>& paths) {
+  if (paths.empty()) return false;
+  for (const std::string& path : paths) {
+    try {
+      results::readTraining(path);
+    } catch (const InputError&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+std::vector<double> pooledSteps(const std::vector<results::TrainingMeasurement>& side, int warmup, const char* flag) {
+  std::vector<double> steps;
+  for (const results::TrainingMeasurement& m : side) {
+    std::vector<double> own = results::stepSeconds(m);
+    if (warmup > 0) own.erase(own.begin(), own.begin() + std::min<std::size_t>(own.size(), static_cast<std::size_t>(warmup)));
+    steps.insert(steps.end(), own.begin(), own.end());
+  }
+  if (steps.empty()) throw InputError(fmt::format("{}: no step time after {} warm-up step(s) in its files", flag, warmup));
+  return steps;
+}
+
+std::optional<double> peakMemory(const std::vector<results::TrainingMeasurement>& side) {
+  std::optional<double> peak;
+  for (const results::TrainingMeasurement& m : side) {
+    if (m.peakAllocatedBytes) peak = std::max(peak.value_or(0), *m.peakAllocatedBytes);
+  }
+  return peak;
+}
+
+}  // namespace
+
+Document compareTraining(const std::vector<results::TrainingMeasurement>& baseline, const std::vector<results::TrainingMeasurement>& current,
+                         const CompareSettings& settings, int warmup) {
+  const std::vector<double> before = pooledSteps(baseline, warmup, "--baseline"), after = pooledSteps(current, warmup, "--current");
+  Document d;
+  d.command = "compare";
+  d.title = "ccreport compare: training steps";
+  Table table{.key = "training", .title = "Training step", .columns = {}, .lines = {}, .testCases = true};
+  table.columns = {{"what", "", Column::Shown::Everywhere, false},
+                   {"baseline", "baseline", Column::Shown::Everywhere, true},
+                   {"current", "current", Column::Shown::Everywhere, true},
+                   {"change_pct", "change %", Column::Shown::Everywhere, true},
+                   {"p_value", "p", Column::Shown::Everywhere, true},
+                   {"samples", "steps", Column::Shown::Everywhere, true},
+                   {"status", "status", Column::Shown::Everywhere, false}};
+  int regressed = 0;
+  // A change worse than the threshold (and significant where the U test applies) regresses; with
+  // --either-way an improvement as large fails too.
+  auto judge = [&](const std::string& what, double base, double now, std::optional<double> p, const std::string& samples, int decimals,
+                   const char* unit) {
+    const double change = 100 * (now / base - 1);
+    const bool significant = !p || *p < settings.alpha;
+    Status status = Status::Unchanged;
+    if (change > settings.thresholdPct && significant) status = Status::Regressed;
+    else if (change < -settings.thresholdPct && significant) status = settings.eitherWay ? Status::Regressed : Status::Improved;
+    Line line;
+    line.name = what;
+    line.cells = {text(what), number(base, decimals), number(now, decimals), number(change, 1), number(p, 4), text(samples),
+                  text(std::string(name(status)))};
+    if (status == Status::Regressed) {
+      ++regressed;
+      line.tone = Tone::Bad;
+      line.outcome = Outcome::Failed;
+      line.message = fmt::format("{} {:+.1f}% ({} {} -> {} {})", what, change, base, unit, now, unit);
+    } else if (status == Status::Improved) {
+      line.tone = Tone::Good;
+    }
+    table.lines.push_back(std::move(line));
+    return change;
+  };
+  const bool uTest = static_cast<int>(before.size()) >= settings.minSamples && static_cast<int>(after.size()) >= settings.minSamples;
+  const std::optional<double> p = uTest ? std::optional<double>(mannWhitneyU(before, after).pValue) : std::nullopt;
+  const double stepChange = judge("step time (median, s)", median(before), median(after), p, fmt::format("{} / {}", before.size(), after.size()), 4, "s");
+  const std::optional<double> memoryBefore = peakMemory(baseline), memoryAfter = peakMemory(current);
+  if (memoryBefore && memoryAfter) judge("peak memory (GiB)", *memoryBefore / (1u << 30), *memoryAfter / (1u << 30), std::nullopt, "", 2, "GiB");
+  d.tables.push_back(std::move(table));
+  d.failed = regressed > 0;
+  d.summary = fmt::format("{} training step: median {:.4g} s -> {:.4g} s ({:+.1f}%){}, {} regressed", d.failed ? "FAIL" : "PASS",
+                          median(before), median(after), stepChange, p ? fmt::format(", U test p = {:.3g}", *p) : ", threshold only",
+                          regressed);
+  d.summaryJson = {{"regressed", regressed}, {"step_change_pct", stepChange}, {"baseline_steps", before.size()}, {"current_steps", after.size()}};
+  d.settings = {{"threshold_pct", settings.thresholdPct}, {"alpha", settings.alpha}, {"min_samples", settings.minSamples},
+                {"warmup_steps", warmup}, {"either_way", settings.eitherWay}};
+  if (!uTest) d.notes.push_back(fmt::format("fewer than {} steps on a side: judged on the threshold alone", settings.minSamples));
+  return d;
+}
+
+}  // namespace cclab::report
