@@ -246,6 +246,15 @@ Json toJson(const Cluster& cluster) {
   Json& gpu = doc["gpu"];
   gpu["memory_bandwidth_gbps"] = cluster.gpu.memoryBandwidthGBps;
   gpu["launch_latency_us"] = cluster.gpu.launchLatencyUs;
+  const GpuSpec::Step& step = cluster.gpu.step;
+  if (step.computeSlowdown > 0 || step.commSlowdown > 0 || step.kernelLaunchUs > 0 || step.eagerDispatchUs > 0 || step.allocatorOverhead > 0) {
+    Json& knobs = gpu["step"];
+    knobs["compute_slowdown"] = step.computeSlowdown;
+    knobs["comm_slowdown"] = step.commSlowdown;
+    knobs["kernel_launch_us"] = step.kernelLaunchUs;
+    knobs["eager_dispatch_us"] = step.eagerDispatchUs;
+    knobs["allocator_overhead"] = step.allocatorOverhead;
+  }
   Json& intra = doc["intra_node"];
   intra["bandwidth_gbps"] = cluster.intra.bandwidthGBps;
   intra["latency_us"] = cluster.intra.latencyUs;

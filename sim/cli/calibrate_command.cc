@@ -7,7 +7,9 @@
 #include "results/json_reader.h"
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
+#include "results/training_record.h"
 #include "sim/calibrate.h"
+#include "sim/training/calibrate_step.h"
 #include "sim/cli/commands.h"
 
 namespace cclab::sim::cli {
@@ -15,8 +17,34 @@ namespace {
 
 struct CalibrateOptions {
   std::vector<std::string> inputs;
+  std::vector<std::string> training;  // --training: measured steps that carry their settings
+  int warmup = 1;
   std::string cluster, output, ranks, minBytes = "0";
 };
+
+// The step model's interference fitted to the training records, as text.
+std::string stepFitText(const StepFit& fit) {
+  std::string text = fmt::format("# step model: compute_slowdown = comm_slowdown = {:.2f} fitted to {} training record{}\n", fit.slowdown,
+                                 fit.rows.size(), fit.rows.size() == 1 ? "" : "s");
+  text += fmt::format("# {:<40} {:>12} {:>12} {:>12}\n", "record", "measured s", "before s", "fitted s");
+  for (const StepFitRow& r : fit.rows) text += fmt::format("  {:<40} {:>12.4g} {:>12.4g} {:>12.4g}\n", r.source, r.measured, r.before, r.after);
+  text += fmt::format("# step time median |error|: {:.1f}% before, {:.1f}% fitted\n", fit.medianErrorBeforePct, fit.medianErrorAfterPct);
+  return text;
+}
+
+// Only training records: the cluster as given, with the fitted step model.
+int runTrainingOnly(const CalibrateOptions& o) {
+  if (o.cluster.empty()) throw InputError("--training without results files needs --cluster (the cluster to write the fit into)");
+  results::checkWritable(o.output);
+  std::vector<results::TrainingMeasurement> records;
+  for (const std::string& path : o.training) records.push_back(results::readTraining(path));
+  const StepFit fit = fitStepInterference(records, o.warmup);
+  Cluster fitted = loadCluster(o.cluster);
+  fitted.gpu.step.computeSlowdown = fitted.gpu.step.commSlowdown = fit.slowdown;
+  results::writeFileAtomically(o.output, results::dumpJson(toJson(fitted), 2) + "\n");
+  std::fputs((stepFitText(fit) + fmt::format("# wrote {}\n", o.output)).c_str(), stdout);
+  return 0;
+}
 
 // The preset a results file was measured on, when --cluster is not given: the one whose `matches`
 // strings appear in the device name the file records (longest match wins).
@@ -45,6 +73,8 @@ std::string matchPreset(const std::vector<Measurement>& rows) {
 }
 
 int run(const CalibrateOptions& o) {
+  if (o.inputs.empty() && o.training.empty()) throw InputError("give results files to fit the collectives, --training records to fit the step model, or both");
+  if (o.inputs.empty()) return runTrainingOnly(o);
   const std::vector<Measurement> all = loadMeasurements(o.inputs);
   const std::vector<Measurement> rows =
       selectMeasurements(all, o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
@@ -75,7 +105,15 @@ int run(const CalibrateOptions& o) {
   for (const auto& note : report.notes) text += "# note: " + note + "\n";
   text += fmt::format("# fit quality over {} rows (each with its group's fit): R2 {:.4f}, median |error| {:.1f}%, max |error| {:.1f}%\n",
                       report.overall.rows, report.overall.r2, report.overall.medianAbsErrorPct, report.overall.maxAbsErrorPct);
-  results::writeFileAtomically(o.output, results::dumpJson(toJson(report.fitted), 2) + "\n");
+  Cluster fitted = report.fitted;
+  if (!o.training.empty()) {
+    std::vector<results::TrainingMeasurement> records;
+    for (const std::string& path : o.training) records.push_back(results::readTraining(path));
+    const StepFit fit = fitStepInterference(records, o.warmup);
+    fitted.gpu.step.computeSlowdown = fitted.gpu.step.commSlowdown = fit.slowdown;
+    text += stepFitText(fit);
+  }
+  results::writeFileAtomically(o.output, results::dumpJson(toJson(fitted), 2) + "\n");
   text += fmt::format("# wrote {}\n", o.output);
   std::fputs(text.c_str(), stdout);
   return 0;
@@ -86,7 +124,12 @@ int run(const CalibrateOptions& o) {
 Run addCalibrateCommand(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* cmd = app.add_subcommand("calibrate", "fit a cluster's latency and bandwidth terms to measurements (least squares)");
-  cmd->add_option("results", o->inputs, "ccbench results (JSON/CSV), nccl-tests text logs or -J JSON")->required();
+  cmd->add_option("results", o->inputs, "ccbench results (JSON/CSV), nccl-tests text logs or -J JSON");
+  cmd->add_option("--training", o->training,
+                  "training records (schema cclab.training) that carry their settings: fit the step model's interference "
+                  "(compute_slowdown = comm_slowdown) to their step times")
+      ->type_name("FILE ...");
+  cmd->add_option("--warmup", o->warmup, "--training: steps of each record left out as warm-up")->capture_default_str()->check(CLI::Range(0, 1000000));
   cmd->add_option("-o,--output", o->output, "the fitted cluster description to write")->required();
   cmd->add_option("--cluster", o->cluster, "the cluster measured (preset or file); default: the preset matching the results' device");
   cmd->add_option("--ranks", o->ranks, "fit only rows with these rank counts (e.g. 2,4)");

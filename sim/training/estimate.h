@@ -58,6 +58,9 @@ class TrainingPricer {
   // Seconds for one collective of `bytes` among `ranks` ranks on `nodes` nodes.
   double seconds(Collective collective, double bytes, int ranks, int nodes);
   const Cluster& cluster() const { return cluster_; }
+  // The GPU's step knobs (interference, overheads): collective prices do not depend on them, so a
+  // fit varies them without rebuilding the predictors.
+  void setStepKnobs(const GpuSpec::Step& step) { cluster_.gpu.step = step; }
 
  private:
   Cluster cluster_;

@@ -4,7 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "results/json_reader.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -129,6 +132,32 @@ TEST_F(Ccsim, TrainComparesItsPredictionWithAMeasuredRun) {
   ASSERT_EQ(text.exitCode, 0) << text.err;
   EXPECT_NE(text.out.find("exposed communication"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("hidden communication"), std::string::npos) << text.out;
+}
+
+// calibrate --training fits the step model's interference to measured steps and writes it into the
+// cluster's GPU; the fitted cluster then predicts those steps.
+TEST_F(Ccsim, CalibrateFitsTheStepModelToTrainingRecords) {
+  const std::string settings = R"({"model": "llama2-7b", "cluster": "dgx-a100", "gpus": 16, "global-batch": 32, "zero": 3})";
+  const Outcome predicted = ccsim("train --plan " + file("plan.json", settings) + " --json");
+  ASSERT_EQ(predicted.exitCode, 0) << predicted.err;
+  const double step = results::Json::parse(predicted.out).at("step_time_s").at("total").get<double>();
+  // A measured step 8% slower than the preset predicts.
+  const std::string record = file("record.json", fmt::format(R"({{"schema": "cclab.training", "version": 1, "format": "cclab",
+      "steps": [{{"index": 0, "seconds": {0}}}, {{"index": 1, "seconds": {1}}}, {{"index": 2, "seconds": {1}}}], "settings": {2}}})",
+                                                         3 * step, 1.08 * step, settings));
+  const std::string fitted = (dir_ / "fitted.json").string();
+  const Outcome run = ccsim("calibrate --training " + record + " --cluster dgx-a100 -o " + fitted);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("step time median |error|: 7."), std::string::npos) << run.out;  // 1/1.08 - 1 = -7.4% before
+  const results::Json cluster = results::readJsonFile(fitted, "cluster");
+  const double slowdown = cluster.at("gpu").at("step").at("compute_slowdown").get<double>();
+  EXPECT_GT(slowdown, 0.3);  // more than the preset's 0.3
+  const Outcome again = ccsim("train --plan " + file("plan2.json", settings) + " --cluster " + fitted + " --json");
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_NEAR(results::Json::parse(again.out).at("step_time_s").at("total").get<double>() / (1.08 * step), 1.0, 0.01);
+  const Outcome none = ccsim("calibrate -o " + fitted);
+  EXPECT_EQ(none.exitCode, 2);
+  EXPECT_NE(none.err.find("--training"), std::string::npos) << none.err;
 }
 
 TEST_F(Ccsim, TrainAnswersTheZeroPapersQuestionFromAParameterCount) {

@@ -1,0 +1,70 @@
+// The step model's interference fitted to measured steps (sim/training/calibrate_step.h): records
+// made by the simulator with a known slowdown are fitted back to it from a cluster without one.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "collectives/errors.h"
+#include "results/json_reader.h"
+#include "sim/training/calibrate_step.h"
+#include "sim/training/settings.h"
+
+namespace cclab::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A record of `settings` whose steps take what the simulator says on `truth`.
+results::TrainingMeasurement recordOf(TrainingSettings settings, const Cluster& truth, const std::string& clusterFile) {
+  settings.cluster = clusterFile;
+  PlanningInputs in = planningInputs(settings);
+  resolve(in.base, in.model, in.job);
+  Cluster job = truth;
+  reshape(job, in.job.nodes, in.job.gpusPerNode);
+  TrainingPricer pricer(job);
+  const double step = estimateTraining(in.model, in.base, pricer).step.total;
+  results::TrainingMeasurement m;
+  m.source = settings.model + " zero " + std::to_string(settings.zero.value_or(0));
+  m.format = "cclab";
+  for (int i = 0; i < 4; ++i) m.steps.push_back({i, step * (i == 0 ? 3 : 1), std::nullopt});  // a slow first step
+  m.settings = toJson(settings);
+  return m;
+}
+
+TEST(StepFit, RecoversAKnownInterference) {
+  const fs::path dir = fs::temp_directory_path() / ("cclab_step_fit_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Cluster plain = loadCluster("dgx-a100");
+  plain.gpu.step.computeSlowdown = plain.gpu.step.commSlowdown = 0;
+  const fs::path file = dir / "plain.json";
+  std::ofstream(file) << results::dumpJson(toJson(plain), 2);
+  Cluster truth = plain;
+  truth.gpu.step.computeSlowdown = truth.gpu.step.commSlowdown = 0.4;
+
+  std::vector<results::TrainingMeasurement> records;
+  for (const auto& [model, gpus, zero] : {std::tuple{"llama2-7b", 16, 3}, std::tuple{"llama2-13b", 32, 3}, std::tuple{"gpt2-xl", 16, 1}}) {
+    TrainingSettings s;
+    s.model = model;
+    s.gpus = gpus;
+    s.globalBatch = 2 * gpus;
+    s.zero = zero;
+    records.push_back(recordOf(s, truth, file.string()));
+  }
+  const StepFit fit = fitStepInterference(records);
+  EXPECT_NEAR(fit.slowdown, 0.40, 0.011);
+  EXPECT_GT(fit.medianErrorBeforePct, 1.0);   // the plain cluster misses ...
+  EXPECT_LT(fit.medianErrorAfterPct, 0.3);    // ... the fitted one does not
+  ASSERT_EQ(fit.rows.size(), 3u);
+  for (const StepFitRow& r : fit.rows) EXPECT_LT(r.before, r.measured);  // interference only slows
+
+  // A record without its settings cannot be fitted.
+  records[0].settings = nullptr;
+  EXPECT_THROW(fitStepInterference(records), InputError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cclab::sim
