@@ -31,16 +31,26 @@ QChart* stackedBarChart(const QString& title, const QStringList& categories, con
     for (const Segment& s : bar) sum += s.value;
     tallest = std::max(tallest, sum);
   }
-  if (!bars.empty()) {
-    for (std::size_t k = 0; k < bars.front().size(); ++k) {
-      const bool anywhere = std::any_of(bars.begin(), bars.end(), [k](const auto& bar) { return bar[k].value > 0; });
-      if (!anywhere) continue;
-      auto* set = new QBarSet(bars.front()[k].label);
-      set->setColor(bars.front()[k].color);
-      set->setBorderColor(bars.front()[k].color.darker(120));
-      for (const auto& bar : bars) set->append(bar[k].value);
-      series->append(set);
+  // One set per segment key, in the order keys first appear (bars need not have the same
+  // segments: a measured bar beside a predicted one); a bar without the key holds 0 in it.
+  std::vector<const Segment*> keys;
+  for (const auto& bar : bars) {
+    for (const Segment& s : bar) {
+      if (std::none_of(keys.begin(), keys.end(), [&](const Segment* k) { return k->key == s.key; })) keys.push_back(&s);
     }
+  }
+  for (const Segment* key : keys) {
+    std::vector<double> values;
+    for (const auto& bar : bars) {
+      const auto it = std::find_if(bar.begin(), bar.end(), [&](const Segment& s) { return s.key == key->key; });
+      values.push_back(it == bar.end() ? 0.0 : it->value);
+    }
+    if (std::none_of(values.begin(), values.end(), [](double v) { return v > 0; })) continue;
+    auto* set = new QBarSet(key->label);
+    set->setColor(key->color);
+    set->setBorderColor(key->color.darker(120));
+    for (double v : values) set->append(v);
+    series->append(set);
   }
   series->setBarWidth(0.6);
   chart->addSeries(series);

@@ -15,7 +15,8 @@
 
 namespace cclab::gui {
 
-// One stacked bar per category; bars[i] holds category i's segments (same keys, same order).
+// One stacked bar per category; bars[i] holds category i's segments: one bar set per segment key,
+// in the order keys first appear, and a bar without a key holds 0 in it.
 // Segments that are zero in every bar are left out of the legend. `capacity` draws a horizontal
 // line across the bars (the GPU's memory): red and thick when a bar passes it.
 // `horizontal` lays the bars along x (one wide bar reads best in the plan view).

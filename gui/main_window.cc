@@ -30,6 +30,15 @@ bool isPlanFile(const QString& path) {
   return doc.is_object() && !doc.contains("schema") && (doc.contains("model") || doc.contains("cluster"));
 }
 
+bool isTrainingMeasurement(const QString& path) {
+  try {
+    results::readTraining(path.toStdString());
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 MainWindow::MainWindow(bool remember, QWidget* parent) : QMainWindow(parent), remember_(remember) {
   setWindowTitle(tr("ccplan — what-if planning for distributed training"));
   settings_ = new SettingsPanel;
@@ -234,11 +243,24 @@ bool MainWindow::openPlan(const QString& path) {
   return true;
 }
 
+bool MainWindow::openTrainingMeasurement(const QString& path) {
+  try {
+    plan_->setMeasured(measuredFigures(results::readTraining(path.toStdString())));
+  } catch (const InputError& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  message_->showInfo(tr("Opened %1: the measured step is drawn beside the plan's (Plan view).").arg(path));
+  showView(View::Plan);
+  return true;
+}
+
 bool MainWindow::openFiles(const QStringList& paths) {
   QStringList results;
   for (const QString& path : paths) {
     if (isPlanFile(path)) {
       if (!openPlan(path)) return false;
+    } else if (isTrainingMeasurement(path)) {
+      if (!openTrainingMeasurement(path)) return false;
     } else {
       results << path;
     }

@@ -21,6 +21,8 @@ namespace cclab::gui {
 // A JSON object of settings (a plan file) rather than results: it names a model or cluster and
 // no results schema.
 bool isPlanFile(const QString& path);
+// A measured training run: a Megatron-LM or DeepSpeed log, a PyTorch trace, a cclab training record.
+bool isTrainingMeasurement(const QString& path);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -30,6 +32,8 @@ class MainWindow : public QMainWindow {
 
   // File actions; each returns false and shows the problem in the message bar, changing nothing.
   bool openResults(const QStringList& paths);
+  // A measured training run (training_record.h's formats): its bars go beside the plan's.
+  bool openTrainingMeasurement(const QString& path);
   bool openModel(const QString& path);
   bool openCluster(const QString& path);
   bool openPlan(const QString& path);

@@ -39,6 +39,28 @@ const SegmentStyle<sim::StepTime> kStep[] = {
 
 }  // namespace
 
+MeasuredFigures measuredFigures(const results::TrainingMeasurement& m) {
+  MeasuredFigures f;
+  f.source = QString::fromStdString(m.source);
+  const results::StepStatistics steps = results::stepStatistics(m, m.steps.size() > 1 ? 1 : 0);
+  if (steps.steps > 0) {
+    f.stepTotalSeconds = steps.median;
+    double rest = steps.median;
+    auto add = [&](const char* key, const char* label, QColor color) {
+      const auto it = m.parts.find(key);
+      if (it == m.parts.end() || it->second <= 0) return;
+      const double value = std::min(it->second, rest);
+      f.stepSeconds.push_back({key, label, color, value});
+      rest -= value;
+    };
+    add("compute", "compute", partColor(sim::Part::Compute));
+    add("exposed_comm", "exposed comm", QColor(0xe3, 0x77, 0xc2));
+    f.stepSeconds.push_back({"measured", f.stepSeconds.empty() ? "measured step" : "rest of the step", QColor(0x34, 0x49, 0x5e), rest});
+  }
+  if (m.peakAllocatedBytes) f.peakGiB = *m.peakAllocatedBytes / kGiB;
+  return f;
+}
+
 QColor partColor(sim::Part part) {
   // The step bar's key of each part (the key `ccsim train --json` prints it under).
   static constexpr const char* kKeys[] = {"compute", "tp_comm", "pp_comm", "dp_comm", "shard_comm", "offload", "optimizer", "overhead"};

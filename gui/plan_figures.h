@@ -9,6 +9,9 @@
 #include <QColor>
 #include <QString>
 
+#include <optional>
+
+#include "results/training_record.h"
 #include "sim/training/settings.h"
 
 namespace cclab::gui {
@@ -33,6 +36,17 @@ struct PlanFigures {
   double tokensPerSecond = 0, samplesPerSecond = 0, mfu = 0, hfu = 0, bubbleFraction = 0;
   double trainSeconds = 0, gpuHours = 0, costUsd = 0, trainBudget = 0;
 };
+
+// A measured run drawn beside the prediction (ccsim train --compare's rows, as bars): its median
+// step (after one warm-up step) split into the parts it records (compute, exposed
+// communication, the rest), and its peak allocated memory.
+struct MeasuredFigures {
+  QString source;
+  std::vector<Segment> stepSeconds;  // empty: no step time
+  double stepTotalSeconds = 0;
+  std::optional<double> peakGiB;
+};
+MeasuredFigures measuredFigures(const results::TrainingMeasurement& measured);
 
 // The colour a part of the step is drawn in, the same in the plan's step bar and the timeline.
 QColor partColor(sim::Part part);

@@ -56,15 +56,31 @@ void PlanView::showFigures(const PlanFigures& f) {
   problem_->hide();
   const QString fit = f.fits ? tr("fits: %1 GiB of %2 GiB").arg(f.memoryTotalGiB, 0, 'f', 1).arg(f.capacityGiB, 0, 'f', 0)
                              : tr("does not fit: %1 GiB > %2 GiB").arg(f.memoryTotalGiB, 0, 'f', 1).arg(f.capacityGiB, 0, 'f', 0);
-  QChart* memory = stackedBarChart(tr("Memory per GPU — %1").arg(fit), {tr("per GPU")}, {f.memoryGiB}, tr("GiB"), f.capacityGiB,
+  QStringList memoryBars = {tr("per GPU")};
+  std::vector<std::vector<Segment>> memorySegments = {f.memoryGiB};
+  if (measured_ && measured_->peakGiB) {
+    memoryBars = {tr("predicted"), tr("measured")};
+    memorySegments.push_back({{"measured_peak", tr("measured peak allocated"), QColor(0x34, 0x49, 0x5e), *measured_->peakGiB}});
+  }
+  QChart* memory = stackedBarChart(tr("Memory per GPU — %1").arg(fit), memoryBars, memorySegments, tr("GiB"), f.capacityGiB,
                                     /*horizontal=*/true);
   if (!f.fits) memory->setTitleBrush(QColor(Qt::red));
   memory_->setChart(memory);
   if (f.statesOnly) {
     step_->setChart(new QChart);
   } else {
-    step_->setChart(stackedBarChart(tr("Step time — %1 s").arg(f.stepTotalSeconds, 0, 'g', 4), {tr("one step")}, {f.stepSeconds}, tr("seconds"),
-                                   std::nullopt, /*horizontal=*/true));
+    QString title = tr("Step time — %1 s").arg(f.stepTotalSeconds, 0, 'g', 4);
+    QStringList bars = {tr("one step")};
+    std::vector<std::vector<Segment>> segments = {f.stepSeconds};
+    if (measured_ && !measured_->stepSeconds.empty()) {
+      title += tr(", measured %1 s (%2%3%)")
+                   .arg(measured_->stepTotalSeconds, 0, 'g', 4)
+                   .arg(f.stepTotalSeconds >= measured_->stepTotalSeconds ? "+" : "")
+                   .arg(100 * (f.stepTotalSeconds / measured_->stepTotalSeconds - 1), 0, 'f', 1);
+      bars = {tr("predicted"), tr("measured")};
+      segments.push_back(measured_->stepSeconds);
+    }
+    step_->setChart(stackedBarChart(title, bars, segments, tr("seconds"), std::nullopt, /*horizontal=*/true));
   }
   QString text = tr("<b>%1</b> on <b>%2</b> (%3 GPUs): %4<br>").arg(f.model.toHtmlEscaped(), f.cluster.toHtmlEscaped()).arg(f.gpus).arg(f.layout);
   text += describeThroughput(f);
@@ -77,6 +93,11 @@ void PlanView::showFigures(const PlanFigures& f) {
     }
   }
   summary_->setText(text);
+}
+
+void PlanView::setMeasured(std::optional<MeasuredFigures> measured) {
+  measured_ = std::move(measured);
+  if (figures_) showFigures(*figures_);
 }
 
 QString PlanView::csv() const {

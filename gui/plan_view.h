@@ -21,6 +21,9 @@ class PlanView : public ChartPage {
   // that does not divide, a model that does not exist) is shown in the view instead.
   void showPlan(const sim::TrainingSettings& settings);
   void showFigures(const PlanFigures& figures);
+  // A measured run to draw beside the prediction (nullopt: none); redraws.
+  void setMeasured(std::optional<MeasuredFigures> measured);
+  const std::optional<MeasuredFigures>& measured() const { return measured_; }
 
   const std::optional<PlanFigures>& figures() const { return figures_; }
   QString problem() const { return figures_ ? QString() : problemText_; }
@@ -34,6 +37,7 @@ class PlanView : public ChartPage {
   QChartView *memory_, *step_;
   QLabel *summary_, *problem_;
   std::optional<PlanFigures> figures_;
+  std::optional<MeasuredFigures> measured_;
   QString problemText_;  // why the plan cannot be priced (when figures_ is empty)
 };
 

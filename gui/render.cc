@@ -33,9 +33,13 @@ int render(const RenderOptions& o) {
   QStringList inputs;
   for (const std::string& in : o.inputs) inputs << QString::fromStdString(in);
   if (plan) {
-    if (inputs.size() != 1) return badInput("--render takes one plan file");
     if (view == "collectives") return badInput("--view collectives draws results files, not a plan");
     if (!window.openPlan(inputs.front())) return badInput(window.messageBar()->text());
+    // After the plan: measured training runs to draw beside it, nothing else.
+    for (qsizetype i = 1; i < inputs.size(); ++i) {
+      if (!isTrainingMeasurement(inputs[i])) return badInput(QStringLiteral("--render takes one plan file, then measured training runs (%1 is neither)").arg(inputs[i]));
+      if (!window.openTrainingMeasurement(inputs[i])) return badInput(window.messageBar()->text());
+    }
   } else {
     if (view != "collectives") return badInput(QStringLiteral("--view %1 needs a plan file (got results)").arg(view.c_str()));
     if (!window.openResults(inputs)) return badInput(window.messageBar()->text());

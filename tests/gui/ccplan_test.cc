@@ -400,6 +400,34 @@ class CcplanTest : public QObject {
     QVERIFY(distinctColors(QImage(timeline)) > 5);
   }
 
+  // A measured training run opens beside the plan: a second bar of the step (its median after a
+  // warm-up step) and of memory (its peak allocated).
+  void measuredRunBesideThePlan() {
+    MainWindow w(false);
+    SettingsPanel* p = w.settingsPanel();
+    selectData(p->model(), "gpt2-large");
+    p->gpus()->setValue(8);
+    p->globalBatch()->setValue(16);
+    QVERIFY(isTrainingMeasurement(kSource + "/tests/data/training/measured/megatron.log"));
+    QVERIFY(!isTrainingMeasurement(kSource + "/CMakeLists.txt"));
+    QVERIFY(w.openFiles({kSource + "/tests/data/training/measured/megatron.log"}));
+    QCOMPARE(w.currentView(), MainWindow::View::Plan);
+    QChartView* step = w.planView()->chartViews()[1];
+    QVERIFY(step->chart()->title().contains("measured 1.086 s"));
+    QBarSet* measured = barSet(step, "measured step");
+    QVERIFY(measured);
+    QCOMPARE(measured->count(), 2);  // predicted, measured
+    QCOMPARE(measured->at(1), (1.0804 + 1.092) / 2);
+    QBarSet* peak = barSet(w.planView()->chartViews()[0], "measured peak allocated");
+    QVERIFY(peak);
+    QCOMPARE(peak->at(1), 5120.0 / 1024);
+    // A trace brings its parts: compute and exposed communication, the rest of the step.
+    QVERIFY(w.openFiles({kSource + "/tests/data/training/measured/pytorch_trace.json"}));
+    step = w.planView()->chartViews()[1];
+    QVERIFY(barSet(step, "exposed comm"));
+    QCOMPARE(barSet(step, "exposed comm")->at(1), 200e-6);  // (300 + 100) / 2 us
+  }
+
   // The timeline view draws ccsim train's simulated step: the same step time, a lane per busy
   // stream of each stage, every task in the CSV, the critical path marked.
   void timelineViewDrawsTheSimulatedStep() {
