@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   AccuracySettings accuracySettings;
   Outputs outputs;
   double maxMedian = -1, maxError = -1;
+  int warmup = 1;  // training measurements: steps of each file left out
 
   CLI::App* cmp = app.add_subcommand("compare", "judge current results against a baseline (exit 1 on a regression)");
   cmp->add_option("--baseline", baseline,
@@ -91,13 +92,16 @@ int main(int argc, char** argv) {
   cmp->add_flag("--either-way", compareSettings.eitherWay, "an improvement past the limits fails too (do two tools measure the same?)");
   cmp->add_option("--ignore", ignore, "fields not to match on, e.g. backend,algo or machine");
   cmp->add_flag("--allow-missing", compareSettings.allowMissing, "a baseline row missing from current is not a failure");
-  int warmup = 1;
   cmp->add_option("--warmup", warmup, "training measurements: steps of each file left out as warm-up")->capture_default_str()->check(CLI::Range(0, 1000000));
   addOutputs(cmp, outputs);
 
   CLI::App* acc = app.add_subcommand("accuracy", "judge ccsim's predictions against measurements (exit 1 past the limits)");
-  acc->add_option("--predicted", predicted, "results files of predictions (ccsim collective -J)")->required();
-  acc->add_option("--measured", measured, "results files of measurements (ccbench, nccl-tests)")->required();
+  acc->add_option("--predicted", predicted, "results files of predictions (ccsim collective -J); not with training records");
+  acc->add_option("--measured", measured,
+                  "results files of measurements (ccbench, nccl-tests); or training records that carry their settings, "
+                  "which the simulator predicts")
+      ->required();
+  acc->add_option("--warmup", warmup, "training records: steps left out as warm-up")->capture_default_str()->check(CLI::Range(0, 1000000));
   acc->add_option("--max-median-error", maxMedian, "fail when the median absolute error passes this (%)")->check(finiteNumber(0, 1e12));
   acc->add_option("--max-error", maxError, "fail when any row's absolute error passes this (%)")->check(finiteNumber(0, 1e12));
   acc->add_option("--min-bytes", minBytes, "judge only rows at least this large")->capture_default_str();
@@ -123,6 +127,13 @@ int main(int argc, char** argv) {
     if (maxMedian >= 0) accuracySettings.maxMedianErrorPct = maxMedian;
     if (maxError >= 0) accuracySettings.maxErrorPct = maxError;
     accuracySettings.minBytes = parseSize(minBytes, "--min-bytes");
+    if (allTrainingMeasurements(measured)) {
+      if (!predicted.empty()) throw InputError("--predicted: training records are predicted from their settings; give --measured alone");
+      std::vector<results::TrainingMeasurement> records;
+      for (const std::string& path : measured) records.push_back(results::readTraining(path));
+      return publish(trainingAccuracy(records, accuracySettings, warmup), outputs);
+    }
+    if (predicted.empty()) throw InputError("--predicted: the predictions to judge (ccsim collective -J)");
     Side predictions = loadSide(predicted, "--predicted"), measurements = loadSide(measured, "--measured");
     return publish(accuracyDocument(accuracy(std::move(predictions), std::move(measurements), accuracySettings), accuracySettings), outputs);
   } catch (const CLI::Success& e) {

@@ -1,9 +1,13 @@
 #include "report/training_compare.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "collectives/errors.h"
 #include "report/statistics.h"
+#include "sim/training/measured.h"
 
 namespace cclab::report {
 
@@ -95,6 +99,49 @@ Document compareTraining(const std::vector<results::TrainingMeasurement>& baseli
   d.settings = {{"threshold_pct", settings.thresholdPct}, {"alpha", settings.alpha}, {"min_samples", settings.minSamples},
                 {"warmup_steps", warmup}, {"either_way", settings.eitherWay}};
   if (!uTest) d.notes.push_back(fmt::format("fewer than {} steps on a side: judged on the threshold alone", settings.minSamples));
+  return d;
+}
+
+Document trainingAccuracy(const std::vector<results::TrainingMeasurement>& measured, const AccuracySettings& settings, int warmup) {
+  Document d;
+  d.command = "accuracy";
+  d.title = "ccreport accuracy: training steps";
+  Table table{.key = "training", .title = "Predicted against measured training steps", .columns = {}, .lines = {}, .testCases = true};
+  table.columns = {{"record", "record", Column::Shown::Everywhere, false},
+                   {"measured_s", "measured s", Column::Shown::Everywhere, true},
+                   {"predicted_s", "predicted s", Column::Shown::Everywhere, true},
+                   {"error_pct", "error %", Column::Shown::Everywhere, true}};
+  std::vector<double> errors;
+  int failed = 0;
+  for (const results::TrainingMeasurement& m : measured) {
+    const results::StepStatistics steps = results::stepStatistics(m, warmup);
+    if (steps.steps == 0) throw InputError(fmt::format("{}: no step time after {} warm-up step(s)", m.source, warmup));
+    const double predicted = sim::predictRecord(m).step.total;
+    const double error = 100 * (predicted / steps.median - 1);
+    errors.push_back(std::abs(error));
+    Line line;
+    line.name = m.source;
+    line.cells = {text(m.source), number(steps.median, 4), number(predicted, 4), number(error, 1)};
+    if (settings.maxErrorPct && std::abs(error) > *settings.maxErrorPct) {
+      ++failed;
+      line.tone = Tone::Bad;
+      line.outcome = Outcome::Failed;
+      line.message = fmt::format("|error| {:.1f}% > {:g}%", std::abs(error), *settings.maxErrorPct);
+    }
+    table.lines.push_back(std::move(line));
+  }
+  const double medianError = median(errors);
+  const bool medianFails = settings.maxMedianErrorPct && medianError > *settings.maxMedianErrorPct;
+  d.failed = failed > 0 || medianFails;
+  d.summary = fmt::format("{} {} training record{}: median |step error| {:.1f}%{}, max {:.1f}%", d.failed ? "FAIL" : "PASS", errors.size(),
+                          errors.size() == 1 ? "" : "s", medianError,
+                          settings.maxMedianErrorPct ? fmt::format(" (limit {:g}%)", *settings.maxMedianErrorPct) : "",
+                          *std::max_element(errors.begin(), errors.end()));
+  d.summaryJson = {{"records", errors.size()}, {"median_abs_error_pct", medianError}, {"over_max_error", failed}};
+  d.settings = {{"warmup_steps", warmup}};
+  if (settings.maxMedianErrorPct) d.settings["max_median_error_pct"] = *settings.maxMedianErrorPct;
+  if (settings.maxErrorPct) d.settings["max_error_pct"] = *settings.maxErrorPct;
+  d.tables.push_back(std::move(table));
   return d;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report/accuracy.h"
 #include "report/compare.h"
 #include "results/training_record.h"
 
@@ -20,5 +21,9 @@ bool allTrainingMeasurements(const std::vector<std::string>& paths);
 // The steps after `warmup` of each file, pooled per side. InputError when a side has no step time.
 Document compareTraining(const std::vector<results::TrainingMeasurement>& baseline, const std::vector<results::TrainingMeasurement>& current,
                          const CompareSettings& settings, int warmup);
+
+// ccreport accuracy on training records that carry their settings: each predicted by the
+// simulator and its median step (after `warmup`) compared; the gate as for collective rows.
+Document trainingAccuracy(const std::vector<results::TrainingMeasurement>& measured, const AccuracySettings& settings, int warmup);
 
 }  // namespace cclab::report

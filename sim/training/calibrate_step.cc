@@ -7,7 +7,7 @@
 
 #include "collectives/errors.h"
 #include "results/error_summary.h"
-#include "sim/training/settings.h"
+#include "sim/training/measured.h"
 
 namespace cclab::sim {
 
@@ -23,15 +23,9 @@ StepFit fitStepInterference(const std::vector<results::TrainingMeasurement>& rec
   };
   std::vector<Prepared> runs;
   for (const results::TrainingMeasurement& m : records) {
-    if (!m.settings.is_object()) {
-      throw InputError(fmt::format("{}: the record carries no \"settings\" (the ccsim train settings it ran), which the fit needs", m.source));
-    }
+    PlanningInputs in = recordInputs(m);
     const results::StepStatistics steps = results::stepStatistics(m, warmup);
     if (steps.steps == 0) throw InputError(fmt::format("{}: no step time after {} warm-up step(s)", m.source, warmup));
-    TrainingSettings settings;
-    applyJson(m.settings, settings, m.source + ": settings");
-    PlanningInputs in = planningInputs(settings);
-    resolve(in.base, in.model, in.job);
     runs.push_back({m.source, steps.median, std::move(in.model), in.base, std::move(in.job)});
   }
   // Collective prices do not depend on the step knobs: one pricer per record for every x.

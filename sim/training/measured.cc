@@ -31,4 +31,21 @@ std::vector<MeasuredRow> compareWithMeasurement(const TrainingEstimate& e, const
   return rows;
 }
 
+PlanningInputs recordInputs(const results::TrainingMeasurement& m) {
+  if (!m.settings.is_object()) {
+    throw InputError(fmt::format("{}: the record carries no \"settings\" (the ccsim train settings it ran), which a prediction needs", m.source));
+  }
+  TrainingSettings settings;
+  applyJson(m.settings, settings, m.source + ": settings");
+  PlanningInputs in = planningInputs(settings);
+  resolve(in.base, in.model, in.job);
+  return in;
+}
+
+TrainingEstimate predictRecord(const results::TrainingMeasurement& m) {
+  const PlanningInputs in = recordInputs(m);
+  TrainingPricer pricer(in.job);
+  return estimateTraining(in.model, in.base, pricer);
+}
+
 }  // namespace cclab::sim

@@ -8,6 +8,7 @@
 
 #include "results/training_record.h"
 #include "sim/training/estimate.h"
+#include "sim/training/settings.h"
 
 namespace cclab::sim {
 
@@ -25,5 +26,11 @@ struct MeasuredRow {
 // FLOPs) when the source prints it; peak memory per GPU against the peak allocated.
 std::vector<MeasuredRow> compareWithMeasurement(const TrainingEstimate& predicted, const results::TrainingMeasurement& measured,
                                                 int warmup);
+
+// What a measured record ran, from the settings it carries (its "settings" object, a plan file's
+// object), resolved: the model, the job's cluster and the layout. InputError without settings.
+PlanningInputs recordInputs(const results::TrainingMeasurement& measured);
+// The simulator's estimate of that run.
+TrainingEstimate predictRecord(const results::TrainingMeasurement& measured);
 
 }  // namespace cclab::sim

@@ -114,6 +114,30 @@ TEST(CcreportCli, TrainingStepsRegressLikeRows) {
   EXPECT_EQ(count(r.err, "\n"), 1) << r.err;
 }
 
+// ccreport accuracy on training records: each predicted from the settings it carries, its median
+// step compared, the gate as for rows.
+TEST(CcreportCli, TrainingAccuracyGate) {
+  const auto dir = scratch();
+  std::ofstream(dir / "run.json") << R"({"schema": "cclab.training", "version": 1, "format": "cclab",
+      "steps": [{"index": 0, "seconds": 9.0}, {"index": 1, "seconds": 1.0}, {"index": 2, "seconds": 1.0}],
+      "settings": {"model": "gpt2", "cluster": "dgx-a100", "gpus": 8, "global-batch": 64}})";
+  Result r = ccreport(dir, "accuracy --measured run.json --json acc.json");
+  ASSERT_EQ(r.exit, 0) << r.err;
+  const Json acc = Json::parse(slurp(dir / "acc.json"));
+  const Json& row = acc.at("training").at(0);
+  EXPECT_DOUBLE_EQ(row.at("measured_s").get<double>(), 1.0);  // the median after the warm-up step
+  const double error = row.at("error_pct").get<double>();
+  EXPECT_NEAR(error, 100 * (row.at("predicted_s").get<double>() - 1), 0.051);  // as printed, one decimal
+  const double limit = std::abs(error);
+  EXPECT_EQ(ccreport(dir, fmt::format("accuracy --measured run.json --max-median-error {}", limit + 0.5)).exit, 0);
+  r = ccreport(dir, fmt::format("accuracy --measured run.json --max-median-error {}", limit - 0.5));
+  EXPECT_EQ(r.exit, 1);
+  EXPECT_EQ(r.out.rfind("FAIL 1 training record: median |step error| ", 0), 0u) << r.out;
+  r = ccreport(dir, "accuracy --measured run.json --predicted run.json");
+  EXPECT_EQ(r.exit, 2);
+  EXPECT_NE(r.err.find("predicted from their settings"), std::string::npos) << r.err;
+}
+
 TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
   const auto dir = scratch();
   regressionFixture(dir);
