@@ -10,6 +10,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/training_options.h"
 #include "sim/training/planner.h"
+#include "sim/training/step_graph.h"
 #include "sim/training/report.h"
 
 namespace cclab::sim::cli {
@@ -51,7 +52,7 @@ int run(const PlanOptions& o) {
     const results::Json j = {{"model", model.name},           {"cluster", job.name},          {"gpus", base.gpus},
                              {"global_batch", base.globalBatch}, {"seq", base.seq},            {"explored", result.explored},
                              {"not_dividing", result.notDividing}, {"not_fitting", result.notFitting}, {"fitting", result.fitting},
-                             {"simulated", result.simulated},  {"pruned", result.pruned},     {"search_s", seconds},           {"plans", plans}};
+                             {"simulated", result.simulated},  {"pruned", result.pruned},     {"too_large", result.tooLarge},     {"search_s", seconds},           {"plans", plans}};
     std::fputs((results::dumpJson(j, 2) + "\n").c_str(), stdout);
     return 0;
   }
@@ -60,6 +61,10 @@ int run(const PlanOptions& o) {
                                  base.precision == Precision::Mixed ? "mixed" : "fp32");
   text += fmt::format("explored {} layouts in {:.2f} s: {} do not divide, {} do not fit, {} simulated and fit, {} pruned by their closed form\n",
                       result.explored, seconds, result.notDividing, result.notFitting, result.fitting, result.pruned);
+  if (result.tooLarge > 0) {
+    text += fmt::format("{} layouts not simulated: more than {:g} tasks in a step (too many micro-batches; a larger micro-batch range helps)\n",
+                        result.tooLarge, kMaxStepTasks);
+  }
   if (result.best.empty()) {
     text += "no layout fits: try more GPUs, a smaller micro-batch range, or --offload with ccsim train\n";
   } else {

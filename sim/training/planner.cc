@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collectives/errors.h"
+#include "sim/training/step_graph.h"
 
 namespace cclab::sim {
 namespace {
@@ -89,6 +90,10 @@ PlanResult plan(const ModelCard& model, const TrainConfig& base, TrainingPricer&
   for (const Candidate& candidate : candidates) {
     if (static_cast<int>(result.best.size()) == search.top && candidate.lowerBound >= result.best.back().step.total) {
       ++result.pruned;
+      continue;
+    }
+    if (estimatedStepTasks(model, candidate.config) > kMaxStepTasks) {  // too many micro-batches to simulate
+      ++result.tooLarge;
       continue;
     }
     TrainingEstimate e = estimateTraining(model, candidate.config, pricer);

@@ -25,6 +25,7 @@ struct PlanResult {
   long fitting = 0;        // simulated and fitting
   long simulated = 0;      // step graphs simulated
   long pruned = 0;         // not simulated: their closed form was already slower than the list
+  long tooLarge = 0;       // not simulated: more than kMaxStepTasks tasks (millions of micro-batches)
 };
 
 // `base` carries what the user fixed (GPUs, global batch, sequence, precision, optimizer, flash

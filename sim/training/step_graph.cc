@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/errors.h"
 #include "collectives/names.h"
 #include "sim/training/compute.h"
 #include "sim/training/estimate.h"
@@ -55,7 +56,21 @@ Placement placement(const TrainConfig& c, int gpusPerNode) {
   return p;
 }
 
+double estimatedStepTasks(const ModelCard& model, const TrainConfig& c) {
+  const double layers = model.architecture != Architecture::Given ? std::max(1, model.layers / c.pp) : 1;
+  // Per micro-batch and layer: forward, backward, recompute, and ZeRO-3's two gathers and a
+  // scatter; per micro-batch and chunk two sends; then buckets, the optimizer and the rest.
+  const bool gathers = c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode;
+  const double perLayer = 2 + (c.recompute != Recompute::None ? 1 : 0) + (gathers ? 3 : 0);
+  return static_cast<double>(c.pp) * (static_cast<double>(c.accumulation) * (perLayer * layers + 2 * c.vpp + 1) + layers + 64);
+}
+
 StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
+  if (const double tasks = estimatedStepTasks(model, c); tasks > kMaxStepTasks) {
+    throw InputError(fmt::format("the step has {} micro-batches per pipeline of {} stage(s): about {:.3g} tasks to simulate, more than the "
+                                 "{:g} the timeline takes (a larger --micro-batch or a smaller --global-batch)",
+                                 c.accumulation, c.pp, tasks, kMaxStepTasks));
+  }
   const Cluster& cluster = pricer.cluster();
   const GpuSpec& gpu = cluster.gpu;
   const int p = c.pp, m = c.accumulation, v = c.pp > 1 ? c.vpp : 1;

@@ -83,9 +83,17 @@ Placement placement(const TrainConfig& config, int gpusPerNode);
 
 class TrainingPricer;
 
+// The most tasks a step graph may have (memory: a few hundred bytes each). Megatron-LM's 1T model
+// on 3,072 GPUs (64 stages, 512 micro-batches) needs about 260,000; a step of millions of
+// micro-batches is refused rather than simulated.
+inline constexpr double kMaxStepTasks = 1'000'000;
+// An upper bound on the tasks of the step of `config`, computed without building it.
+double estimatedStepTasks(const ModelCard& model, const TrainConfig& config);
+
 // Builds the step of `config` (resolved) for `model` on the job's cluster, pricing kernels with
 // the cluster's GPU and collectives with `pricer`. The layout's groups are placed as Megatron-LM
-// places them (tensor ranks adjacent, then data-parallel, then pipeline stages).
+// places them (tensor ranks adjacent, then data-parallel, then pipeline stages). InputError when
+// the step would have more than kMaxStepTasks tasks.
 StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);
 
 }  // namespace cclab::sim

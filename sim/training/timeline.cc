@@ -228,11 +228,18 @@ std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const 
   static constexpr const char* kPassNames[] = {"forward", "backward", "recompute", "step"};
   std::vector<char> onPath(graph.tasks.size(), 0);
   for (int i : timeline.criticalPath) onPath[static_cast<std::size_t>(i)] = 1;
-  results::Json events = results::Json::array();
+  // Event by event (a step can hold a million tasks: no document tree of them all in memory).
+  std::string out = "{\"traceEvents\":[\n";
+  bool first = true;
+  auto event = [&](const results::Json& e) {
+    if (!first) out += ",\n";
+    first = false;
+    out += results::dumpJson(e);
+  };
   for (int stage = 0; stage < graph.stages; ++stage) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", stage}, {"args", {{"name", fmt::format("stage {}", stage)}}}});
+    event({{"name", "process_name"}, {"ph", "M"}, {"pid", stage}, {"args", {{"name", fmt::format("stage {}", stage)}}}});
     for (int k = 0; k < kStreamKinds; ++k) {
-      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", k}, {"args", {{"name", kStreamNames[k]}}}});
+      event({{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", k}, {"args", {{"name", kStreamNames[k]}}}});
     }
   }
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
@@ -248,17 +255,19 @@ std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const 
       args["bytes"] = c.bytes;
       args["ranks"] = c.ranks;
     }
-    events.push_back({{"name", task.label},
-                      {"cat", std::string(name(task.part))},
-                      {"ph", "X"},
-                      {"ts", timed.start * 1e6},
-                      {"dur", (timed.end - timed.start) * 1e6},
-                      {"pid", task.stage},
-                      {"tid", static_cast<int>(task.stream)},
-                      {"args", args}});
+    event({{"name", task.label},
+           {"cat", std::string(name(task.part))},
+           {"ph", "X"},
+           {"ts", timed.start * 1e6},
+           {"dur", (timed.end - timed.start) * 1e6},
+           {"pid", task.stage},
+           {"tid", static_cast<int>(task.stream)},
+           {"args", args}});
   }
-  const results::Json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", {{"title", title}, {"tool", "ccsim"}}}};
-  return results::dumpJson(trace) + "\n";
+  out += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":";
+  out += results::dumpJson(results::Json{{"title", title}, {"tool", "ccsim"}});
+  out += "}\n";
+  return out;
 }
 
 }  // namespace cclab::sim

@@ -223,7 +223,7 @@ TEST_F(Ccsim, PlanPrintsTheFastestLayoutsThatFit) {
     EXPECT_EQ(l.at("dp").get<int>() * l.at("tp").get<int>() * l.at("pp").get<int>(), 1024);
   }
   EXPECT_EQ(j.at("explored").get<long>(), j.at("not_dividing").get<long>() + j.at("not_fitting").get<long>() + j.at("fitting").get<long>() +
-                                              j.at("pruned").get<long>());
+                                              j.at("pruned").get<long>() + j.at("too_large").get<long>());
   const Outcome text = ccsim("plan --model llama2-7b --cluster dgx-a100 --global-batch 64 --seq 4096 --top 3");
   ASSERT_EQ(text.exitCode, 0) << text.err;
   EXPECT_NE(text.out.find("rank     dp  tp  pp vpp"), std::string::npos) << text.out;
@@ -267,6 +267,8 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 1 --fsdp full_shard", "--zero and --fsdp"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --precision fp8", "unknown precision 'fp8'"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --compare " + notResults, "not a training measurement"},
+      // Found by fuzzing (tests/fuzz/corpus/ccsim_cli/oom-*): 1.6 million micro-batches were simulated until memory ran out.
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 12888888", "tasks to simulate"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --warmup 9 --compare " + training + "/measured/memory_stats.json --warmup -1",
        "--warmup"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --offload gpu", "unknown --offload 'gpu'"},

@@ -28,7 +28,7 @@ TEST(Planner, PlansDivideFitAndComeFastestFirst) {
   TrainingPricer pricer(j.cluster);
   const PlanResult r = plan(j.model, j.base, pricer, {.top = 20});
   ASSERT_EQ(r.best.size(), 20u);
-  EXPECT_EQ(r.explored, r.notDividing + r.notFitting + r.fitting + r.pruned);
+  EXPECT_EQ(r.explored, r.notDividing + r.notFitting + r.fitting + r.pruned + r.tooLarge);
   EXPECT_EQ(r.simulated, r.fitting + r.notFitting - (r.explored - r.notDividing - r.simulated - r.pruned));
   EXPECT_GT(r.pruned, 0);
   EXPECT_GT(r.notFitting, 0);
