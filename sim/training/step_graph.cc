@@ -139,6 +139,17 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   };
   const double pipeSeconds = p > 1 && shaped ? pricer.seconds(Collective::SendRecv, activationBytes / c.tp, 2, where.pipelineCrossesNodes ? 2 : 1)
                                              : 0.0;
+  // A pipeline send on the compute stream (Megatron-LM's send/recv block the stage).
+  auto pipeSend = [&](Pass pass, int mb, const char* what) {
+    Task t;
+    t.stream = StreamKind::Compute;
+    t.part = Part::PipeComm;
+    t.pass = pass;
+    t.microBatch = mb;
+    t.seconds = pipeSeconds;
+    t.label = fmt::format("send {} mb{}", what, mb);
+    return t;
+  };
 
   // Model states resident all step (what modelStates counts; ZeRO-3 gathers the rest as it goes),
   // and the buffers and framework allowance.
@@ -217,14 +228,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           t.allocatesBytes = static_cast<double>(c.microBatch) * c.seq * model.vocab * (2 + 4) / c.tp;
           lastCompute = stage.add(std::move(t));
         } else if (p > 1) {
-          Task t;
-          t.stream = StreamKind::Compute;
-          t.part = Part::PipeComm;
-          t.pass = Pass::Forward;
-          t.microBatch = mb;
-          t.seconds = pipeSeconds;
-          t.label = fmt::format("send activations mb{}", mb);
-          lastCompute = stage.add(std::move(t));
+          lastCompute = stage.add(pipeSend(Pass::Forward, mb, "activations"));
           forwardSend[{s, mb, pass.chunk}] = lastCompute;
         }
       } else {
@@ -278,14 +282,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           }
         }
         if (s > 0 || pass.chunk > 0) {
-          Task t;
-          t.stream = StreamKind::Compute;
-          t.part = Part::PipeComm;
-          t.pass = Pass::Backward;
-          t.microBatch = mb;
-          t.seconds = pipeSeconds;
-          t.label = fmt::format("send gradients mb{}", mb);
-          lastCompute = stage.add(std::move(t));
+          lastCompute = stage.add(pipeSend(Pass::Backward, mb, "gradients"));
           backwardSend[{s, mb, pass.chunk}] = lastCompute;
         }
         // The rest of the stage's gradients (embeddings on the first stage) close the last bucket.
