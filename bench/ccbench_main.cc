@@ -7,8 +7,13 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "bench/driver.h"
+#include "bench/train/train_bench.h"
+#include "bench/train/train_options.h"
 #include "results/interrupts.h"
 #include "results/results.h"
 #include "collectives/errors.h"
@@ -22,29 +27,52 @@ int rank() {
   return r;
 }
 
+// Whether rank 0 can write `paths`; the same verdict on every rank (InputError otherwise).
+void checkWritableEverywhere(const std::vector<std::string>& paths) {
+  std::string problem;
+  if (rank() == 0) {
+    try {
+      for (const auto& path : paths) {
+        if (!path.empty()) cclab::results::checkWritable(path);
+      }
+    } catch (const cclab::InputError& e) {
+      problem = e.what();
+    }
+  }
+  int writable = problem.empty() ? 1 : 0;
+  MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!writable) throw cclab::InputError(problem);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // `ccbench train` runs a thread per stream, each calling MPI on its own communicators.
+  const bool train = argc > 1 && std::string_view(argv[1]) == "train";
+  if (train) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      if (rank() == 0) std::fprintf(stderr, "ccbench: error: ccbench train needs an MPI library with MPI_THREAD_MULTIPLE\n");
+      MPI_Finalize();
+      return cclab::kExitBadInput;
+    }
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   cclab::results::installInterruptHandlers();  // an interrupted run leaves no half-written results file behind
   int code = 0;
   try {
-    // Every rank parses the same command line and so reaches the same verdict.
-    auto options = cclab::bench::parseOptions(argc, argv, std::cout);
-    if (options) {
-      // Rank 0 writes the results: find out now, not after the sweep, whether it can.
-      std::string problem;
-      if (rank() == 0) {
-        try {
-          if (!options->jsonPath.empty()) cclab::results::checkWritable(options->jsonPath);
-          if (!options->csvPath.empty()) cclab::results::checkWritable(options->csvPath);
-        } catch (const cclab::InputError& e) {
-          problem = e.what();
-        }
+    // Every rank parses the same command line and so reaches the same verdict. Rank 0 writes the
+    // results: find out now, not after the run, whether it can.
+    if (train) {
+      auto options = cclab::bench::parseTrainOptions(argc, argv, std::cout);
+      if (options) {
+        checkWritableEverywhere({options->jsonPath, options->tracePath});
+        code = cclab::bench::runTrainBench(*options);
       }
-      int writable = problem.empty() ? 1 : 0;
-      MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      if (!writable) throw cclab::InputError(problem);
+    } else if (auto options = cclab::bench::parseOptions(argc, argv, std::cout)) {
+      checkWritableEverywhere({options->jsonPath, options->csvPath});
       code = cclab::bench::runBenchmark(*options);
     }
   } catch (const cclab::InputError& e) {

@@ -55,6 +55,7 @@ Json toJson(const TrainingMeasurement& m) {
   if (m.peakReservedBytes) j["peak_reserved_bytes"] = *m.peakReservedBytes;
   if (m.tflopsPerGpu) j["tflops_per_gpu"] = *m.tflopsPerGpu;
   if (!m.settings.is_null()) j["settings"] = m.settings;
+  if (!m.run.is_null()) j["run"] = m.run;
   return j;
 }
 
@@ -90,6 +91,10 @@ TrainingMeasurement trainingFromJson(const Json& j, const std::string& source) {
   if (in.has("settings")) {
     if (!j.at("settings").is_object()) in.fail("settings", fmt::format("expected an object, found {}", quoted(j.at("settings"))));
     m.settings = j.at("settings");
+  }
+  if (in.has("run")) {
+    if (!j.at("run").is_object()) in.fail("run", fmt::format("expected an object, found {}", quoted(j.at("run"))));
+    m.run = j.at("run");
   }
   return m;
 }

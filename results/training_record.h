@@ -41,6 +41,7 @@ struct TrainingMeasurement {
   std::optional<double> peakAllocatedBytes, peakReservedBytes;
   std::optional<double> tflopsPerGpu;  // as the source counts it (Megatron-LM's eq. 3)
   Json settings;  // the ccsim train settings it ran (a plan file's object), or null
+  Json run;       // how it was measured (ccbench train: backend, compute mode, host, command), or null
 };
 
 // Each step's time in seconds: its own, or the global batch over its throughput. Steps with

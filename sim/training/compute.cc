@@ -87,6 +87,15 @@ KernelCounts kernelCounts(Execution execution, bool flashAttention) {
 
 }  // namespace
 
+std::vector<Gemm> backwardGemms(const std::vector<Gemm>& forward) {
+  std::vector<Gemm> backward;
+  for (const Gemm& g : forward) {
+    backward.push_back({g.m, g.n, g.k, g.count});  // dA = dC B^T
+    backward.push_back({g.k, g.m, g.n, g.count});  // dB = A^T dC
+  }
+  return backward;
+}
+
 LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
   const double peak = peakFlops(cluster, c.precision);
   const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
@@ -106,6 +115,10 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
 
   // One layer's forward on one tensor-parallel rank.
   const double projections = gemm(h, (h + 2 * kv) / tp) + gemm(h / tp, h) + gemm(h, (m.gatedMlp ? 2 : 1) * i / tp) + gemm(i / tp, h);
+  t.forwardGemms = {{tokens, h, (h + 2 * kv) / tp}, {tokens, h / tp, h}, {tokens, h, (m.gatedMlp ? 2 : 1) * i / tp}, {tokens, i / tp, h}};
+  const double headsHere = static_cast<double>(m.heads) / tp * c.microBatch;
+  t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(m.headDim()), static_cast<double>(c.seq), headsHere});  // Q K^T
+  t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(c.seq), static_cast<double>(m.headDim()), headsHere});  // scores V
   const bool causal = m.architecture == Architecture::Decoder;
   const double attentionFlops = attentionFlopsPerToken(m, c.seq) * tokens / tp;
   double attention;
@@ -129,6 +142,7 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   stored.flashAttention = true;
   const double elementwise = kernels.elementwiseTraffic * 2 * activationBytesPerLayer(m, stored) / memoryBandwidth;
   t.forward = projections + attention + elementwise;
+  t.forwardMemoryBytes = elementwise * memoryBandwidth;
   // Backward: twice the forward's GEMMs (input and weight gradients); a fused attention
   // recomputes its scores (2.5x its forward); element-wise kernels about twice.
   const double attentionBackward = c.flashAttention ? 2.5 * attention : 2 * attention;
@@ -147,6 +161,9 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   const bool eager = c.execution == Execution::Eager;
   t.logitsForward = gemm(h, m.vocab / tp) + logits * (eager ? 16 : 2) / memoryBandwidth;
   t.logitsBackward = 2 * gemm(h, m.vocab / tp) + logits * (eager ? 14 : 4) / memoryBandwidth;
+  t.logitsGemms = {{tokens, h, m.vocab / tp}};
+  t.logitsForwardBytes = logits * (eager ? 16 : 2);
+  t.logitsBackwardBytes = logits * (eager ? 14 : 4);
   return t;
 }
 

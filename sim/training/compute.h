@@ -7,6 +7,8 @@
 // attention fused (flash) or as batched GEMMs plus a memory-bound softmax, and the element-wise
 // work (norms, activations, dropout, residuals) at the memory bandwidth.
 
+#include <vector>
+
 #include "sim/cluster.h"
 #include "sim/training/model_card.h"
 #include "sim/training/train_config.h"
@@ -22,6 +24,17 @@ TrainingFlops trainingFlops(const ModelCard& model, const TrainConfig& config);
 // Megatron-LM's count of one iteration with full recompute: 96 B s l h^2 (1 + s/6h + V/16lh).
 double megatronFlopsPerStep(double batch, double seq, double layers, double hidden, double vocab);
 
+// A matrix multiply C(m x n) = A(m x k) B(k x n), run `count` times (attention's batched GEMMs:
+// one per micro-batch sample and head). ccbench train runs these shapes.
+struct Gemm {
+  double m = 0, k = 0, n = 0;
+  double count = 1;
+  double flops() const { return 2 * m * k * n * count; }
+};
+// The two GEMMs of a forward GEMM's backward pass: the input gradient dA = dC B^T (m x k, over n)
+// and the weight gradient dB = A^T dC (k x n, over m).
+std::vector<Gemm> backwardGemms(const std::vector<Gemm>& forward);
+
 // One transformer layer's kernels on one tensor-parallel rank for one micro-batch, in seconds on
 // the GPU alone (no launch or dispatch overhead), and how many kernels run: the unit the step
 // graph prices layers in. The output layer (logits, softmax, loss) is the last stage's.
@@ -30,6 +43,10 @@ struct LayerTimes {
   double recompute = 0;          // run again before the backward (full: the forward; selective: attention)
   double logitsForward = 0, logitsBackward = 0;
   int forwardKernels = 0, backwardKernels = 0, recomputeKernels = 0;
+  // What the kernels are, for ccbench train: the forward's GEMMs (projections, then attention's
+  // QK^T and AV), the bytes its element-wise kernels move, and the logits' GEMM and bytes.
+  std::vector<Gemm> forwardGemms, logitsGemms;
+  double forwardMemoryBytes = 0, logitsForwardBytes = 0, logitsBackwardBytes = 0;
 };
 LayerTimes layerTimes(const ModelCard& model, const TrainConfig& config, const Cluster& cluster);
 

@@ -40,6 +40,23 @@ TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const C
   return e;
 }
 
+StepTime stepTime(const Timeline& timeline) {
+  auto part = [&](Part p) { return timeline.onPath[static_cast<std::size_t>(p)]; };
+  StepTime s;
+  s.compute = part(Part::Compute);
+  s.tpComm = part(Part::TensorComm);
+  s.ppComm = part(Part::PipeComm);
+  s.dpComm = part(Part::DataComm);
+  s.shardComm = part(Part::ShardComm);
+  s.offload = part(Part::Offload);
+  s.optimizer = part(Part::Optimizer);
+  s.overhead = part(Part::Overhead);
+  s.interference = timeline.interference;
+  s.bubble = timeline.idle;
+  s.total = timeline.makespan;
+  return s;
+}
+
 TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer, StepGraph* graphOut,
                                   Timeline* timelineOut) {
   const Cluster& cluster = pricer.cluster();
@@ -57,19 +74,8 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   const GpuSpec::Step& knobs = cluster.gpu.step;
   StepGraph graph = buildStepGraph(model, c, pricer);
   Timeline timeline = simulate(graph, Interference{knobs.computeSlowdown, knobs.commSlowdown});
-  StepTime& s = e.step;
-  auto part = [&](Part p) { return timeline.onPath[static_cast<std::size_t>(p)]; };
-  s.compute = part(Part::Compute);
-  s.tpComm = part(Part::TensorComm);
-  s.ppComm = part(Part::PipeComm);
-  s.dpComm = part(Part::DataComm);
-  s.shardComm = part(Part::ShardComm);
-  s.offload = part(Part::Offload);
-  s.optimizer = part(Part::Optimizer);
-  s.overhead = part(Part::Overhead);
-  s.interference = timeline.interference;
-  s.bubble = timeline.idle;
-  s.total = timeline.makespan;
+  e.step = stepTime(timeline);
+  const StepTime& s = e.step;
   for (const Task& task : graph.tasks) {
     if (isCollectiveStream(task.stream)) e.communication += task.seconds;
   }

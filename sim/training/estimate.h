@@ -31,6 +31,10 @@ struct StepTime {
   double total = 0;
 };
 
+struct Timeline;
+// The step's parts read off a timeline's critical path (Timeline::onPath, idle as the bubble).
+StepTime stepTime(const Timeline& timeline);
+
 struct TrainingEstimate {
   double parameters = 0;
   TrainConfig config;

@@ -32,6 +32,12 @@ std::string describeLayout(const TrainConfig& c) {
   return s;
 }
 
+results::Json toJson(const StepTime& s) {
+  return {{"compute", s.compute},     {"tp_comm", s.tpComm},           {"pp_comm", s.ppComm},       {"dp_comm", s.dpComm},
+          {"shard_comm", s.shardComm}, {"offload", s.offload},        {"pipeline_bubble", s.bubble}, {"optimizer", s.optimizer},
+          {"overhead", s.overhead},   {"interference", s.interference}, {"total", s.total}};
+}
+
 results::Json toJson(const TrainingEstimate& e, const std::string& model, const Cluster& cluster) {
   const TrainConfig& c = e.config;
   const MemoryBreakdown& m = e.memory;
@@ -59,10 +65,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
   };
   if (c.statesOnly) return j;
   const StepTime& s = e.step;
-  j["step_time_s"] = {{"compute", s.compute},     {"tp_comm", s.tpComm},   {"pp_comm", s.ppComm},
-                      {"dp_comm", s.dpComm},      {"shard_comm", s.shardComm}, {"offload", s.offload},
-                      {"pipeline_bubble", s.bubble}, {"optimizer", s.optimizer}, {"overhead", s.overhead},
-                      {"interference", s.interference}, {"total", s.total}};
+  j["step_time_s"] = toJson(s);
   j["closed_form_step_time_s"] = e.closedForm.total;
   j["communication_s"] = e.communication;
   j["communication_hidden_fraction"] = e.hiddenFraction;

@@ -10,6 +10,9 @@
 namespace cclab::sim {
 
 results::Json toJson(const TrainingEstimate& estimate, const std::string& model, const Cluster& cluster);
+// The step's parts in seconds under the keys of `ccsim train --json`'s step_time_s (and of a
+// training measurement's parts): compute, tp_comm, ..., interference, total.
+results::Json toJson(const StepTime& step);
 std::string formatReport(const TrainingEstimate& estimate, const std::string& model, const Cluster& cluster);
 // 174.60 B, 3.20 M, 12.50 k: counts (parameters, tokens, GPU-hours, dollars) as reports print them.
 std::string formatCount(double value);

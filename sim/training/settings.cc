@@ -1,5 +1,6 @@
 #include "sim/training/settings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -41,7 +42,23 @@ void defaultSequence(TrainConfig& config, const ModelCard& model, const Training
 
 }  // namespace
 
-ModelCard TrainingSettings::loadModelCard() const { return loadModel(model); }
+ModelCard TrainingSettings::loadModelCard() const {
+  ModelCard card = loadModel(model);
+  if (!scale || *scale == 1 || card.architecture == Architecture::Given) return card;
+  // The widths shrink, the depth and the head count stay: a layer keeps its shape (FFN/hidden,
+  // heads, GQA groups), so the step keeps its tasks and their proportions (docs/training.md).
+  const int s = *scale;
+  if (card.hidden / s < card.heads || (card.hidden / s) % card.heads != 0) {
+    throw InputError(fmt::format("--scale {} leaves model '{}' a hidden size of {} that its {} heads do not divide", s, card.name,
+                                 card.hidden / s, card.heads));
+  }
+  card.hidden /= s;
+  card.intermediate = std::max(1, card.intermediate / s);
+  card.vocab = std::max(1, card.vocab / s);
+  if (card.maxPositions > 0) card.maxPositions = std::max(1, card.maxPositions / s);
+  card.name += fmt::format(" (scale 1/{})", s);
+  return card;
+}
 
 Cluster TrainingSettings::loadClusterShape() const {
   if (cluster.empty()) throw InputError("give the cluster: --cluster <preset|cluster.json>");
@@ -69,6 +86,7 @@ void TrainingSettings::check() const {
   whole(microBatch, "micro-batch", 1, 1 << 24);
   whole(seq, "seq", 1, 1 << 24);
   whole(prefetch, "prefetch", 0, 64);
+  whole(scale, "scale", 1, 4096);
   auto positive = [](const std::optional<double>& value, const char* flag, double max) {
     if (value && !(std::isfinite(*value) && *value >= 1 && *value <= max)) {
       throw InputError(fmt::format("--{} must be a number from 1 to {:g} (got {:g})", flag, max, *value));
@@ -99,6 +117,10 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (globalBatch) c.globalBatch = *globalBatch;
   if (microBatch) c.microBatch = *microBatch;
   if (seq) c.seq = *seq;
+  if (seq && scale) {
+    if (*seq / *scale < 1) throw InputError(fmt::format("--scale {} leaves --seq {} no token", *scale, *seq));
+    c.seq = *seq / *scale;
+  }
   if (!recompute.empty()) c.recompute = parseRecompute(recompute);
   if (!schedule.empty()) c.schedule = parseSchedule(schedule);
   c.flashAttention = onOff(flash, "--flash-attention");

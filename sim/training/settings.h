@@ -23,7 +23,7 @@ namespace cclab::sim {
 struct TrainingSettings {
   std::string model, cluster, deepspeed;
   std::optional<double> params;
-  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq;
+  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq, scale;
   std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
       offloadDevice = "cpu";
   std::string overlap = "on", framework = "2G", execution = "fused";
@@ -88,6 +88,7 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("prefetch", s.prefetch, "ZeRO-3/FSDP: layers whose parameters are gathered ahead (default 1)", Layout);
   visit("framework-overhead", s.framework, "per-GPU allowance for the CUDA context and allocator (K/M/G)", Common);
   visit("tokens", s.tokens, "training budget in tokens (default: 20 per parameter, Chinchilla)", Common);
+  visit("scale", s.scale, "shrink the model S times: hidden, FFN, vocabulary and sequence divided by S, layers and heads kept (ccbench train on a small machine)", Common);
   visit("deepspeed", s.deepspeed, "take ZeRO, offload, batch and precision settings from a DeepSpeed ds_config.json", Common);
 }
 

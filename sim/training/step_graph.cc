@@ -37,9 +37,15 @@ class StageBuilder {
   int stage_;
 };
 
+constexpr Named<StreamKind> kStreamNames[] = {
+    {"compute", StreamKind::Compute}, {"gathers", StreamKind::Gather}, {"reductions", StreamKind::Reduce}, {"offload", StreamKind::Offload}};
+constexpr Named<Pass> kPassNames[] = {{"forward", Pass::Forward}, {"backward", Pass::Backward}, {"recompute", Pass::Recompute}, {"step", Pass::Step}};
+
 }  // namespace
 
 std::string_view name(Part part) { return nameIn(kPartNames, part); }
+std::string_view name(StreamKind stream) { return nameIn(kStreamNames, stream); }
+std::string_view name(Pass pass) { return nameIn(kPassNames, pass); }
 
 Placement placement(const TrainConfig& c, int gpusPerNode) {
   Placement p;
@@ -83,6 +89,14 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
 
   StepGraph g;
   g.stages = p;
+  // The kernels' GEMMs, shared by the tasks: forward, backward, attention alone (selective
+  // recompute), the logits forward and backward.
+  enum { kForwardGemms, kBackwardGemms, kAttentionGemms, kLogitsGemms, kLogitsBackwardGemms };
+  if (shaped) {
+    g.gemmSets = {layer.forwardGemms, backwardGemms(layer.forwardGemms),
+                  std::vector<Gemm>(layer.forwardGemms.end() - 2, layer.forwardGemms.end()), layer.logitsGemms,
+                  backwardGemms(layer.logitsGemms)};
+  }
   g.microBatches = m;
   g.layersPerStage = shaped ? std::max(1, model.layers / p) : 1;
   const int layers = g.layersPerStage;
@@ -101,7 +115,13 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   noRecompute.recompute = Recompute::None;
   const double recomputedBytes = shaped && c.recompute != Recompute::None ? activationBytesPerLayer(model, noRecompute) - savedBytes : 0.0;
   double tpCollective = 0;
+  std::vector<GroupCollective>& tpCollectives = g.tensorCollectives;
   if (c.tp > 1 && shaped) {
+    if (c.sequenceParallel) {
+      tpCollectives = {{Collective::ReduceScatter, activationBytes, c.tp, 1, Group::Tensor}, {Collective::AllGather, activationBytes, c.tp, 1, Group::Tensor}};
+    } else {
+      tpCollectives = {{Collective::AllReduce, activationBytes, c.tp, 1, Group::Tensor}};
+    }
     tpCollective = c.sequenceParallel ? pricer.seconds(Collective::ReduceScatter, activationBytes, c.tp, 1) +
                                             pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
                                       : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
@@ -113,14 +133,15 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     const double dispatch = c.execution == Execution::Eager ? kernels * gpu.step.eagerDispatchUs * 1e-6 : 0.0;
     return launches + std::max(0.0, dispatch - gpuSeconds - launches);
   };
-  auto computeTask = [&](Pass pass, int mb, int l, double kernelSeconds, int kernels, int tpCollectives, std::string label) {
+  auto computeTask = [&](Pass pass, int mb, int l, double kernelSeconds, int kernels, int tpCount, std::string label) {
     Task t;
+    t.tensorCollectiveRuns = tpCollectives.empty() ? 0 : tpCount;
     t.stream = StreamKind::Compute;
     t.part = Part::Compute;
     t.pass = pass;
     t.microBatch = mb;
     t.layer = l;
-    t.tensorCommSeconds = tpCollectives * tpCollective;
+    t.tensorCommSeconds = tpCount * tpCollective;
     t.overheadSeconds = overhead(kernels, kernelSeconds);
     t.seconds = kernelSeconds + t.tensorCommSeconds + t.overheadSeconds;
     t.kernels = kernels;
@@ -147,6 +168,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     t.pass = pass;
     t.microBatch = mb;
     t.seconds = pipeSeconds;
+    if (shaped) t.collectives.push_back({Collective::SendRecv, activationBytes / c.tp, 2, where.pipelineCrossesNodes ? 2 : 1, Group::Pipeline});
     t.label = fmt::format("send {} mb{}", what, mb);
     return t;
   };
@@ -196,7 +218,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         int rootGather = -1;
         if (gathers && c.dp > 1 && s == 0 && restShard > 0 && mb == 0 && pass.chunk == 0) {
           Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
-                              {Collective::AllGather, restShard * per.parameters, where.shardRanks, where.shardNodes}, "all-gather root unit");
+                              {Collective::AllGather, restShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard}, "all-gather root unit");
           t.allocatesBytes = restShard * per.parameters;
           rootGather = stage.add(std::move(t));
         }
@@ -206,7 +228,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             // FSDP's forward prefetch: the gather of layer l is issued once the forward of layer
             // l - 1 - prefetch has finished (at most prefetch + 1 layers gathered at once).
             Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
-                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes},
+                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                 fmt::format("all-gather L{} mb{}", l, mb));
             t.allocatesBytes = layerShard * per.parameters;
             const int ahead = l - 1 - c.prefetch;
@@ -214,6 +236,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             gather = stage.add(std::move(t));
           }
           Task t = computeTask(Pass::Forward, mb, l, layer.forward, layer.forwardKernels, shaped ? 2 : 0, fmt::format("fwd L{} mb{}", l, mb));
+          if (shaped) t.gemmSet = kForwardGemms, t.memoryBytes = layer.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
           t.allocatesBytes = savedBytes;
@@ -224,6 +247,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         }
         if (last && lastChunk && shaped) {
           Task t = computeTask(Pass::Forward, mb, -1, layer.logitsForward, 3, 0, fmt::format("logits+loss mb{}", mb));
+          t.gemmSet = kLogitsGemms;
+          t.memoryBytes = layer.logitsForwardBytes;
           // Logits: 16-bit values plus an fp32 copy for the softmax and loss, and their gradient.
           t.allocatesBytes = static_cast<double>(c.microBatch) * c.seq * model.vocab * (2 + 4) / c.tp;
           lastCompute = stage.add(std::move(t));
@@ -234,6 +259,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       } else {
         if (last && lastChunk && shaped) {
           Task t = computeTask(Pass::Backward, mb, -1, layer.logitsBackward, 3, 0, fmt::format("logits backward mb{}", mb));
+          t.gemmSet = kLogitsBackwardGemms;
+          t.memoryBytes = layer.logitsBackwardBytes;
           t.freesBytes = static_cast<double>(c.microBatch) * c.seq * model.vocab * (2 + 4) / c.tp;
           lastCompute = stage.add(std::move(t));
           backwardFirst[{s, mb, pass.chunk}] = lastCompute;
@@ -242,7 +269,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           int gather = -1;
           if (gathers && c.dp > 1) {
             Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
-                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes},
+                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                 fmt::format("all-gather L{} mb{} (backward)", l, mb));
             t.allocatesBytes = layerShard * per.parameters;
             const int ahead = l + 1 + c.prefetch;
@@ -252,11 +279,15 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (layer.recompute > 0) {
             Task t = computeTask(Pass::Recompute, mb, l, layer.recompute, layer.recomputeKernels, c.recompute == Recompute::Full ? 2 : 0,
                                  fmt::format("recompute L{} mb{}", l, mb));
+            const bool full = c.recompute == Recompute::Full;
+            t.gemmSet = full ? kForwardGemms : kAttentionGemms;
+            if (full) t.memoryBytes = layer.forwardMemoryBytes;
             if (gather >= 0) t.after.push_back(gather);
             t.allocatesBytes = recomputedBytes;
             lastCompute = stage.add(std::move(t));
           }
           Task t = computeTask(Pass::Backward, mb, l, layer.backward, layer.backwardKernels, shaped ? 2 : 0, fmt::format("bwd L{} mb{}", l, mb));
+          if (shaped) t.gemmSet = kBackwardGemms, t.memoryBytes = 2 * layer.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
           t.freesBytes = savedBytes + recomputedBytes + (gather >= 0 ? layerShard * per.parameters : 0.0);
           // ZeRO-3: the layer's full gradient until its reduce-scatter.
@@ -266,7 +297,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;
           if (gathers && c.dp > 1) {
             Task scatter = collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
-                                      {Collective::ReduceScatter, layerShard * per.gradients, where.shardRanks, where.shardNodes},
+                                      {Collective::ReduceScatter, layerShard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard},
                                       fmt::format("reduce-scatter L{} mb{}", l, mb));
             scatter.after.push_back(lastCompute);
             scatter.freesBytes = layerShard * per.gradients;
@@ -300,7 +331,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // ZeRO-3's embeddings and other unwrapped parameters: one more reduce-scatter.
     if (gathers && c.dp > 1 && restShard > 0 && s == 0) {
       Task t = collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
-                          {Collective::ReduceScatter, restShard * per.gradients, where.shardRanks, where.shardNodes}, "reduce-scatter root unit");
+                          {Collective::ReduceScatter, restShard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard}, "reduce-scatter root unit");
       t.after.push_back(lastCompute);
       t.freesBytes = restShard * per.parameters;
       lastDataTask = stage.add(std::move(t));
@@ -308,7 +339,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // HYBRID_SHARD: the gradient shard is all-reduced across the replicas once per step.
     if (gathers && where.replicas > 1) {
       Task t = collective(StreamKind::Reduce, Part::DataComm, Pass::Step,
-                          {Collective::AllReduce, shard * per.gradients / where.shardRanks, where.replicas, where.replicas}, "replica all-reduce");
+                          {Collective::AllReduce, shard * per.gradients / where.shardRanks, where.replicas, where.replicas, Group::Replica}, "replica all-reduce");
       t.after.push_back(lastCompute);
       lastDataTask = stage.add(std::move(t));
     }
@@ -368,6 +399,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.part = Part::Optimizer;
       t.pass = Pass::Step;
       t.kernels = (eager ? 7 : 1) * chunks;
+      t.parameters = updated;
       const double kernelSeconds = updated * bytesPerParameter / bandwidth;
       t.overheadSeconds = overhead(t.kernels, kernelSeconds);
       t.seconds = kernelSeconds + t.overheadSeconds;

@@ -18,6 +18,7 @@
 
 #include "collectives/vocabulary.h"
 #include "sim/cluster.h"
+#include "sim/training/compute.h"
 #include "sim/training/model_card.h"
 #include "sim/training/train_config.h"
 
@@ -33,6 +34,13 @@ inline constexpr int kParts = 8;
 std::string_view name(Part part);
 
 enum class Pass { Forward, Backward, Recompute, Step };
+std::string_view name(StreamKind stream);  // "compute", "gathers", "reductions", "offload"
+std::string_view name(Pass pass);          // "forward", "backward", "recompute", "step"
+
+// Which of a rank's groups a collective runs on (Megatron-LM's process groups): its tensor-parallel
+// group, its data-parallel group, ZeRO-3/FSDP's shard group (HYBRID_SHARD: inside the node; else the
+// data-parallel group), HYBRID_SHARD's replica group, or the neighbouring pipeline stage.
+enum class Group { Tensor, Data, Shard, Replica, Pipeline };
 
 // One collective a task runs: the group it spans and the bytes of the nccl-tests size column.
 struct GroupCollective {
@@ -40,6 +48,7 @@ struct GroupCollective {
   double bytes = 0;
   int ranks = 1;
   int nodes = 1;
+  Group group = Group::Data;
 };
 
 struct Task {
@@ -55,7 +64,16 @@ struct Task {
   // overhead): seconds already in `seconds`, attributed to their parts.
   double tensorCommSeconds = 0, overheadSeconds = 0;
   int kernels = 0;                        // launches the task makes (eager: many)
-  std::vector<GroupCollective> collectives;  // what a communication task runs, in order
+  // What a compute task runs (ccbench train): its GEMMs (an index into StepGraph::gemmSets; -1:
+  // none), the bytes its element-wise kernels move, the times it runs the graph's tensor-parallel
+  // collectives (StepGraph::tensorCollectives, blocking), and the parameters an optimizer updates.
+  int gemmSet = -1;
+  double memoryBytes = 0;
+  int tensorCollectiveRuns = 0;
+  double parameters = 0;
+  // What a communication task runs, in order; a pipeline send's message (SendRecv to the stage
+  // that waits for it).
+  std::vector<GroupCollective> collectives;
   std::vector<int> after;                 // tasks that must finish first
   double allocatesBytes = 0;              // memory taken when it starts ...
   double freesBytes = 0;                  // ... and given back when it ends
@@ -66,6 +84,8 @@ struct StepGraph {
   int stages = 1;
   std::vector<Task> tasks;      // in issue order: a stream runs its tasks in this order
   std::vector<double> residentBytes;  // per stage: what is allocated the whole step (model states, buffers)
+  std::vector<std::vector<Gemm>> gemmSets;          // shared by the tasks that run them
+  std::vector<GroupCollective> tensorCollectives;   // one run of a layer's tensor-parallel collectives
   // Whole-step facts the report needs.
   int microBatches = 1;
   int layersPerStage = 0;

@@ -25,6 +25,8 @@ struct Running {
 // the time it was slowed beside a collective as interference); else the collectives it waits for
 // (exposed communication, split between those running); else an offload transfer; else nothing
 // (it waits for another stage: the pipeline bubble). The parts add up to the makespan.
+}  // namespace
+
 void attributeStage(const StepGraph& graph, Timeline& t, const std::vector<double>& interfered) {
   struct Edge {
     double time;
@@ -59,7 +61,7 @@ void attributeStage(const StepGraph& graph, Timeline& t, const std::vector<doubl
       t.onPath[static_cast<std::size_t>(task.part)] += scale * (task.seconds - task.tensorCommSeconds - task.overheadSeconds);
       t.onPath[static_cast<std::size_t>(Part::TensorComm)] += scale * task.tensorCommSeconds;
       t.onPath[static_cast<std::size_t>(Part::Overhead)] += scale * task.overheadSeconds;
-      t.interference += scale * interfered[static_cast<std::size_t>(compute)];
+      if (!interfered.empty()) t.interference += scale * interfered[static_cast<std::size_t>(compute)];
     } else if (!collectives.empty()) {
       for (int i : collectives) t.onPath[static_cast<std::size_t>(graph.tasks[static_cast<std::size_t>(i)].part)] += span / collectives.size();
     } else if (offload >= 0) {
@@ -79,8 +81,6 @@ void attributeStage(const StepGraph& graph, Timeline& t, const std::vector<doubl
   }
   account(t.makespan - previous);
 }
-
-}  // namespace
 
 Timeline simulate(const StepGraph& graph, const Interference& interference) {
   const std::vector<Task>& tasks = graph.tasks;
@@ -224,8 +224,6 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
 }
 
 std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const std::string& title) {
-  static constexpr const char* kStreamNames[] = {"compute", "gathers", "reductions", "offload"};
-  static constexpr const char* kPassNames[] = {"forward", "backward", "recompute", "step"};
   std::vector<char> onPath(graph.tasks.size(), 0);
   for (int i : timeline.criticalPath) onPath[static_cast<std::size_t>(i)] = 1;
   // Event by event (a step can hold a million tasks: no document tree of them all in memory).
@@ -239,13 +237,13 @@ std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const 
   for (int stage = 0; stage < graph.stages; ++stage) {
     event({{"name", "process_name"}, {"ph", "M"}, {"pid", stage}, {"args", {{"name", fmt::format("stage {}", stage)}}}});
     for (int k = 0; k < kStreamKinds; ++k) {
-      event({{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", k}, {"args", {{"name", kStreamNames[k]}}}});
+      event({{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", k}, {"args", {{"name", std::string(name(static_cast<StreamKind>(k)))}}}});
     }
   }
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
     const Task& task = graph.tasks[i];
     const TimedTask& timed = timeline.tasks[i];
-    results::Json args = {{"part", std::string(name(task.part))}, {"pass", kPassNames[static_cast<int>(task.pass)]},
+    results::Json args = {{"part", std::string(name(task.part))}, {"pass", std::string(name(task.pass))},
                           {"critical_path", onPath[i] != 0}};
     if (task.microBatch >= 0) args["micro_batch"] = task.microBatch;
     if (task.layer >= 0) args["layer"] = task.layer;

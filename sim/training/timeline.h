@@ -44,6 +44,12 @@ struct Timeline {
 
 Timeline simulate(const StepGraph& graph, const Interference& interference);
 
+// Fills timeline.onPath, interference and idle from its tasks' times on timeline.criticalStage, as
+// simulate() does (a compute task's seconds split between its parts in proportion to the graph's
+// seconds, tensorCommSeconds and overheadSeconds). `interfered`: per task, the seconds compute was
+// slowed (empty: none). ccbench train reads a measured step with it.
+void attributeStage(const StepGraph& graph, Timeline& timeline, const std::vector<double>& interfered = {});
+
 // Chrome trace JSON (the format PyTorch's profiler writes; Perfetto and chrome://tracing open
 // it): a process per pipeline stage, a thread per stream, a complete event per task with its
 // part, pass, micro-batch and layer; the critical path flagged in args.

@@ -1,0 +1,357 @@
+#include "bench/train/step_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include <sys/prctl.h>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include "collectives/communicator.h"
+#include "collectives/device.h"
+#include "collectives/mpi/mpi_communicator.h"
+#include "collectives/mpi/mpi_transport.h"
+#include "collectives/verify/verify.h"
+
+namespace cclab::bench {
+namespace {
+
+using sim::Group;
+using sim::StreamKind;
+
+// The streams and groups a step's collectives use, in one order on every rank (MPI_Comm_split is
+// collective: every rank creates the same communicators in the same order).
+constexpr StreamKind kCollectiveStreams[] = {StreamKind::Compute, StreamKind::Gather, StreamKind::Reduce};
+constexpr Group kCollectiveGroups[] = {Group::Tensor, Group::Data, Group::Shard, Group::Replica};
+constexpr int kGroups = 4;
+
+int channelIndex(StreamKind stream, Group group) { return static_cast<int>(stream) * kGroups + static_cast<int>(group); }
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Sleeps `seconds` and no more than needed: to the last 100 us by the kernel's timer (whose
+// default 50 us slack would add up over thousands of short tasks), then by polling the clock.
+void sleepFor(double seconds) {
+  if (seconds <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  if (seconds > 100e-6) std::this_thread::sleep_until(until - std::chrono::microseconds(100));
+  while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+}
+
+std::size_t whole(double x) { return static_cast<std::size_t>(std::max(1.0, std::round(x))); }
+
+}  // namespace
+
+// One group's communicator for one stream: the MPI library's collectives, or cclab's algorithms
+// over MPI point-to-point.
+struct StepRunner::Channel {
+  std::unique_ptr<MpiTransport> transport;
+  std::unique_ptr<Communicator> communicator;
+  std::vector<char> send, recv;  // the stream's buffers, sized for its largest collective on this group
+};
+
+// What compute tasks work on: GEMM operands, a buffer the element-wise passes stream through, the
+// optimizer's states, and the pipeline's message buffers.
+struct StepRunner::Scratch {
+  std::vector<float> a, b, c;
+  std::vector<float> stream;
+  std::vector<float> parameters, gradients, momentum, variance;
+  std::vector<char> message;
+};
+
+struct StepRunner::Progress {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<char> done;
+  bool failed = false;
+};
+
+StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, const TrainOptions& options, DataType dtype, Watchdog& watchdog)
+    : graph_(graph), layout_(layout), options_(options), dtype_(dtype), watchdog_(watchdog), scratch_(std::make_unique<Scratch>()),
+      progress_(std::make_unique<Progress>()) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // 1 ns timer slack for the stream threads (they inherit it)
+  stage_ = layout_.coordinates(rank_).stage;
+  int found = 0;
+  int* bound = nullptr;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &bound, &found);
+  if (found && bound) tagBound_ = *bound;
+
+  // This stage's tasks by stream, and each task's dependencies split into this stage's and the
+  // pipeline messages it waits for.
+  const std::size_t n = graph.tasks.size();
+  streamTasks_.assign(sim::kStreamKinds, {});
+  localDeps_.assign(n, {});
+  remoteDeps_.assign(n, {});
+  sendTo_.assign(n, {});
+  for (std::size_t i = 0; i < n; ++i) {
+    const sim::Task& task = graph.tasks[i];
+    for (int dep : task.after) {
+      const int from = graph.tasks[static_cast<std::size_t>(dep)].stage;
+      if (task.stage == stage_) (from == stage_ ? localDeps_ : remoteDeps_)[i].push_back(dep);
+      if (from == stage_ && task.stage != stage_) sendTo_[static_cast<std::size_t>(dep)].push_back(task.stage);
+    }
+    if (task.stage == stage_) streamTasks_[static_cast<std::size_t>(task.stream)].push_back(static_cast<int>(i));
+  }
+  for (auto& stages : sendTo_) {
+    std::sort(stages.begin(), stages.end());
+    stages.erase(std::unique(stages.begin(), stages.end()), stages.end());
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const sim::Task& task = graph.tasks[i];
+    if (task.stage == stage_ && !remoteDeps_[i].empty() && task.stream != StreamKind::Compute) {
+      throw std::logic_error("ccbench train: a pipeline message waited for off the compute stream");
+    }
+  }
+
+  // The communicators: one per collective stream and group.
+  channels_.resize(static_cast<std::size_t>(sim::kStreamKinds * kGroups));
+  for (StreamKind stream : kCollectiveStreams) {
+    for (Group group : kCollectiveGroups) {
+      MPI_Comm comm;
+      MPI_Comm_split(MPI_COMM_WORLD, layout_.color(group, rank_), rank_, &comm);
+      auto ch = std::make_unique<Channel>();
+      if (options.backend == "cclab") {
+        ch->transport = std::make_unique<MpiTransport>(comm);
+        static HostDevice host;
+        ch->communicator = std::make_unique<AlgorithmCommunicator>(*ch->transport, host, options.algo);
+      } else {
+        ch->communicator = std::make_unique<MpiCommunicator>(comm);
+      }
+      MPI_Comm_free(&comm);  // both dup it
+      channels_[static_cast<std::size_t>(channelIndex(stream, group))] = std::move(ch);
+    }
+  }
+  MPI_Comm_dup(MPI_COMM_WORLD, &pipeline_);
+
+  // Buffers sized by the graph: each channel's largest collective, the largest GEMM's operands,
+  // the element-wise passes' working set, the optimizer's shard and the largest pipeline message.
+  auto grow = [](std::vector<char>& buffer, std::size_t bytes) {
+    if (buffer.size() < bytes) buffer.assign(bytes, 0);
+  };
+  auto sizeFor = [&](StreamKind stream, const sim::GroupCollective& gc) {
+    Channel& ch = channel(stream, gc.group);
+    const int ranks = ch.communicator->size();
+    const std::size_t count = countForBytes(gc.collective, static_cast<std::size_t>(gc.bytes), dtype_, ranks);
+    const BufferLayout l = bufferLayout(gc.collective, count, ranks, ch.communicator->rank());
+    grow(ch.send, std::max<std::size_t>(1, l.sendCount) * sizeOf(dtype_));
+    grow(ch.recv, std::max<std::size_t>(1, l.recvCount) * sizeOf(dtype_));
+  };
+  std::size_t a = 1, b = 1, c = 1, stream = 1, parameters = 0, message = 1;
+  const bool gemms = options.compute == ComputeMode::Gemm;
+  for (int i : streamTasks_[static_cast<std::size_t>(StreamKind::Compute)]) {
+    const sim::Task& task = graph.tasks[static_cast<std::size_t>(i)];
+    if (task.tensorCollectiveRuns > 0) {
+      for (const auto& gc : graph.tensorCollectives) sizeFor(StreamKind::Compute, gc);
+    }
+    if (task.part == sim::Part::PipeComm && !task.collectives.empty()) message = std::max(message, whole(task.collectives.front().bytes));
+    if (!gemms) continue;
+    if (task.gemmSet >= 0) {
+      for (const sim::Gemm& g : graph.gemmSets[static_cast<std::size_t>(task.gemmSet)]) {
+        a = std::max(a, whole(g.m) * whole(g.k));
+        b = std::max(b, whole(g.k) * whole(g.n));
+        c = std::max(c, whole(g.m) * whole(g.n));
+      }
+    }
+    stream = std::max(stream, std::min<std::size_t>(std::size_t{16} << 20, whole(task.memoryBytes / 8)));
+    parameters = std::max(parameters, static_cast<std::size_t>(task.parameters));
+  }
+  for (int i = 0; i < static_cast<int>(n); ++i) {
+    const sim::Task& task = graph.tasks[static_cast<std::size_t>(i)];
+    if (task.stage == stage_) {
+      if (!remoteDeps_[static_cast<std::size_t>(i)].empty()) {
+        for (int dep : remoteDeps_[static_cast<std::size_t>(i)]) {
+          const auto& from = graph.tasks[static_cast<std::size_t>(dep)];
+          if (!from.collectives.empty()) message = std::max(message, whole(from.collectives.front().bytes));
+        }
+      }
+      if (sim::isCollectiveStream(task.stream)) {
+        for (const auto& gc : task.collectives) sizeFor(task.stream, gc);
+      }
+    }
+  }
+  // Touch every page now (std::vector zero-fills), not inside the first timed step.
+  scratch_->a.assign(a, 1.0f / 64);
+  scratch_->b.assign(b, 1.0f / 64);
+  scratch_->c.assign(c, 0.0f);
+  if (gemms) scratch_->stream.assign(stream, 1.0f);
+  for (auto* v : {&scratch_->parameters, &scratch_->gradients, &scratch_->momentum, &scratch_->variance}) v->assign(parameters, 0.001f);
+  scratch_->message.assign(message, 0);
+  progress_->done.assign(n, 0);
+}
+
+StepRunner::~StepRunner() {
+  channels_.clear();
+  if (pipeline_ != MPI_COMM_NULL) MPI_Comm_free(&pipeline_);
+}
+
+StepRunner::Channel& StepRunner::channel(StreamKind stream, Group group) {
+  return *channels_[static_cast<std::size_t>(channelIndex(stream, group))];
+}
+
+std::vector<MeasuredTask> StepRunner::run() {
+  std::vector<MeasuredTask> times(graph_.tasks.size());
+  {
+    std::lock_guard lock(progress_->mutex);
+    std::fill(progress_->done.begin(), progress_->done.end(), 0);
+    progress_->failed = false;
+  }
+  const double origin = now();
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(sim::kStreamKinds);
+  for (int s = 0; s < sim::kStreamKinds; ++s) {
+    if (streamTasks_[static_cast<std::size_t>(s)].empty()) continue;
+    threads.emplace_back([this, s, &times, &errors, origin] {
+      try {
+        runStream(static_cast<StreamKind>(s), times, origin);
+      } catch (...) {
+        errors[static_cast<std::size_t>(s)] = std::current_exception();
+        std::lock_guard lock(progress_->mutex);
+        progress_->failed = true;
+        progress_->changed.notify_all();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  return times;
+}
+
+void StepRunner::runStream(StreamKind stream, std::vector<MeasuredTask>& times, double origin) {
+  for (int i : streamTasks_[static_cast<std::size_t>(stream)]) {
+    {
+      // A stream runs its tasks in issue order, each once what it waits for on this stage is done.
+      std::unique_lock lock(progress_->mutex);
+      progress_->changed.wait(lock, [&] {
+        if (progress_->failed) return true;
+        for (int dep : localDeps_[static_cast<std::size_t>(i)]) {
+          if (!progress_->done[static_cast<std::size_t>(dep)]) return false;
+        }
+        return true;
+      });
+      if (progress_->failed) return;
+    }
+    // The pipeline messages it waits for arrive on the compute stream (Megatron-LM's blocking recv).
+    for (int dep : remoteDeps_[static_cast<std::size_t>(i)]) {
+      const sim::Task& from = graph_.tasks[static_cast<std::size_t>(dep)];
+      const int peer = layout_.rank({layout_.coordinates(rank_).tensor, layout_.coordinates(rank_).data, from.stage});
+      const int bytes = from.collectives.empty() ? 0 : static_cast<int>(whole(from.collectives.front().bytes));
+      MPI_Recv(scratch_->message.data(), bytes, MPI_BYTE, peer, dep % tagBound_, pipeline_, MPI_STATUS_IGNORE);
+    }
+    execute(i, times[static_cast<std::size_t>(i)], origin);
+    watchdog_.kick();
+    std::lock_guard lock(progress_->mutex);
+    progress_->done[static_cast<std::size_t>(i)] = 1;
+    progress_->changed.notify_all();
+  }
+  if (stream == StreamKind::Compute && !sends_.empty()) {
+    // The step ends when its messages have left.
+    MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE);
+    sends_.clear();
+  }
+}
+
+void StepRunner::execute(int index, MeasuredTask& times, double origin) {
+  const sim::Task& task = graph_.tasks[static_cast<std::size_t>(index)];
+  times.start = now() - origin;
+  switch (task.stream) {
+    case StreamKind::Compute:
+      if (task.part == sim::Part::PipeComm) {
+        // A pipeline send: posted to every stage that waits for it; the step waits for it at its end.
+        const int bytes = task.collectives.empty() ? 0 : static_cast<int>(whole(task.collectives.front().bytes));
+        for (int stage : sendTo_[static_cast<std::size_t>(index)]) {
+          const int peer = layout_.rank({layout_.coordinates(rank_).tensor, layout_.coordinates(rank_).data, stage});
+          sends_.emplace_back();
+          MPI_Isend(scratch_->message.data(), bytes, MPI_BYTE, peer, index % tagBound_, pipeline_, &sends_.back());
+        }
+        break;
+      }
+      compute(task);
+      if (task.tensorCollectiveRuns > 0) {
+        const double tensorStart = now();
+        for (int k = 0; k < task.tensorCollectiveRuns; ++k) {
+          for (const auto& gc : graph_.tensorCollectives) runCollective(StreamKind::Compute, gc);
+        }
+        times.tensorSeconds = now() - tensorStart;
+      }
+      break;
+    case StreamKind::Gather:
+    case StreamKind::Reduce:
+      for (const auto& gc : task.collectives) runCollective(task.stream, gc);
+      break;
+    case StreamKind::Offload:
+      sleepFor(task.seconds);  // no host transfer is made: its predicted time
+      break;
+  }
+  times.end = now() - origin;
+}
+
+void StepRunner::compute(const sim::Task& task) {
+  if (options_.compute == ComputeMode::None) return;
+  if (options_.compute == ComputeMode::Sleep) {
+    sleepFor(task.seconds - task.tensorCommSeconds);
+    return;
+  }
+  Scratch& s = *scratch_;
+  if (task.gemmSet >= 0) {
+    using Matrix = Eigen::Map<Eigen::MatrixXf>;
+    for (const sim::Gemm& g : graph_.gemmSets[static_cast<std::size_t>(task.gemmSet)]) {
+      const auto m = static_cast<Eigen::Index>(whole(g.m)), k = static_cast<Eigen::Index>(whole(g.k)), n = static_cast<Eigen::Index>(whole(g.n));
+      Matrix a(s.a.data(), m, k), b(s.b.data(), k, n), c(s.c.data(), m, n);
+      for (std::size_t r = whole(g.count); r > 0; --r) c.noalias() = a * b;
+    }
+  }
+  // Element-wise kernels: read and write `memoryBytes` in all, through a buffer of at most 64 MiB.
+  for (double left = task.memoryBytes / 8; left >= 1;) {
+    const std::size_t n = std::min(s.stream.size(), static_cast<std::size_t>(left));
+    float* x = s.stream.data();
+    for (std::size_t i = 0; i < n; ++i) x[i] = x[i] * 0.999f + 0.001f;
+    left -= static_cast<double>(n);
+  }
+  if (task.parameters > 0) {
+    // Fused Adam over the shard: reads parameters, gradients and both moments, writes three.
+    const auto n = std::min(s.parameters.size(), static_cast<std::size_t>(task.parameters));
+    float *p = s.parameters.data(), *g = s.gradients.data(), *m = s.momentum.data(), *v = s.variance.data();
+    for (std::size_t i = 0; i < n; ++i) {
+      m[i] = 0.9f * m[i] + 0.1f * g[i];
+      v[i] = 0.999f * v[i] + 0.001f * g[i] * g[i];
+      p[i] -= 1e-4f * m[i] / (std::sqrt(v[i]) + 1e-8f);
+    }
+  }
+}
+
+void StepRunner::runCollective(StreamKind stream, const sim::GroupCollective& gc) {
+  Channel& ch = channel(stream, gc.group);
+  Communicator& comm = *ch.communicator;
+  const int ranks = comm.size();
+  if (ranks <= 1) return;
+  const std::size_t count = countForBytes(gc.collective, static_cast<std::size_t>(gc.bytes), dtype_, ranks);
+  if (count == 0) return;
+  CollectiveArgs args{ch.send.data(), ch.recv.data(), count, dtype_, ReduceOp::Sum, 0};
+  if (options_.check == 0) {
+    comm.run(gc.collective, args);
+    return;
+  }
+  // -c 1: verifiable inputs, a poisoned output, the exact result checked.
+  const std::optional<ReduceOp> op = reduces(gc.collective) ? std::optional(ReduceOp::Sum) : std::nullopt;
+  verify::Verifier verifier(gc.collective, dtype_, op, count, ranks, comm.rank(), 0);
+  const BufferLayout l = bufferLayout(gc.collective, count, ranks, comm.rank());
+  verifier.fillInput(ch.send.data(), 0);
+  verifier.poison(ch.recv.data(), l.recvCount);
+  comm.run(gc.collective, args);
+  if (options_.debugCorruptRank == rank_ && l.recvCount > 0 && !corrupted_.exchange(true)) {
+    ch.recv[0] = static_cast<char>(ch.recv[0] ^ 1);  // the test hook: one flipped bit
+  }
+  wrong_ += verifier.countWrong(ch.recv.data(), 0, [this] { watchdog_.kick(); });
+}
+
+}  // namespace cclab::bench
