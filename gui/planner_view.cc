@@ -57,7 +57,7 @@ QString PlannerView::run(const sim::TrainingSettings& base) {
   QString problem;
   try {
     const sim::PlanningInputs in = sim::planningInputs(base);
-    sim::TrainingPricer pricer(in.job);
+    sim::TrainingPricer pricer(in.job, in.base.collectives);
     const auto start = std::chrono::steady_clock::now();
     const sim::PlanResult result = sim::plan(in.model, in.base, pricer, {top_->value(), maxMicroBatch_->value()});
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -245,7 +245,15 @@ void StepRunner::runStream(StreamKind stream, std::vector<MeasuredTask>& times, 
       const sim::Task& from = graph_.tasks[static_cast<std::size_t>(dep)];
       const int peer = layout_.rank({layout_.coordinates(rank_).tensor, layout_.coordinates(rank_).data, from.stage});
       const int bytes = from.collectives.empty() ? 0 : static_cast<int>(whole(from.collectives.front().bytes));
-      MPI_Recv(scratch_->message.data(), bytes, MPI_BYTE, peer, dep % tagBound_, pipeline_, MPI_STATUS_IGNORE);
+      // Waited for without spinning: a GPU waiting for a message leaves the other GPUs' work alone,
+      // and a rank here must leave the cores it shares with other ranks to them.
+      MPI_Request request;
+      MPI_Irecv(scratch_->message.data(), bytes, MPI_BYTE, peer, dep % tagBound_, pipeline_, &request);
+      for (int arrived = 0;;) {
+        MPI_Test(&request, &arrived, MPI_STATUS_IGNORE);
+        if (arrived) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
     }
     execute(i, times[static_cast<std::size_t>(i)], origin);
     watchdog_.kick();

@@ -67,11 +67,13 @@ double peakRssBytes() {
 
 // The settings as run: every rank is one GPU of the layout. A cluster smaller than the job gets
 // as many GPUs per node as the ranks need (e.g. 4 ranks on the 2-core CPU description).
-sim::TrainingSettings settingsForRanks(sim::TrainingSettings s, int ranks) {
+sim::TrainingSettings settingsForRanks(sim::TrainingSettings s, int ranks, const std::string& backend) {
   if (s.gpus && *s.gpus != ranks) {
     throw InputError(fmt::format("--gpus {} but mpirun started {} rank(s): ccbench train runs one rank per GPU of the layout", *s.gpus, ranks));
   }
   s.gpus = ranks;
+  // The step's collectives are priced by the calibration of what runs them.
+  if (s.collectives.empty()) s.collectives = backend;
   if (!s.nodes && !s.gpusPerNode) {
     const sim::Cluster shape = s.loadClusterShape();
     if (shape.gpus() < ranks) s.gpusPerNode = (ranks + shape.nodes - 1) / shape.nodes;
@@ -120,7 +122,7 @@ int runTrainBench(const TrainOptions& o) {
 
   // Everything that can be wrong with the input is found here, the same on every rank, before any
   // rank allocates.
-  const sim::TrainingSettings settings = settingsForRanks(o.settings, size);
+  const sim::TrainingSettings settings = settingsForRanks(o.settings, size, o.backend);
   const sim::TrainingRun run = sim::runTraining(settings);
   const sim::TrainConfig& config = run.estimate.config;
   if (config.tp * config.dp * config.pp != size) {

@@ -40,7 +40,7 @@ int run(const PlanOptions& o) {
   if (o.search.top < 1) throw InputError(fmt::format("--top must be at least 1 (got {})", o.search.top));
   if (o.search.maxMicroBatch < 1) throw InputError(fmt::format("--max-micro-batch must be at least 1 (got {})", o.search.maxMicroBatch));
   const auto [model, job, base] = planningInputs(o.training.settings());
-  TrainingPricer pricer(job);
+  TrainingPricer pricer(job, base.collectives);
 
   const auto start = std::chrono::steady_clock::now();
   const PlanResult result = plan(model, base, pricer, o.search);

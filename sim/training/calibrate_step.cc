@@ -31,7 +31,7 @@ StepFit fitStepInterference(const std::vector<results::TrainingMeasurement>& rec
   // Collective prices do not depend on the step knobs: one pricer per record for every x.
   std::vector<TrainingPricer> pricers;
   pricers.reserve(runs.size());
-  for (const Prepared& r : runs) pricers.emplace_back(r.job);
+  for (const Prepared& r : runs) pricers.emplace_back(r.job, r.config.collectives);
   auto predict = [&](std::size_t k, std::optional<double> x) {
     GpuSpec::Step knobs = runs[k].job.gpu.step;
     if (x) knobs.computeSlowdown = knobs.commSlowdown = *x;

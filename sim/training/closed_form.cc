@@ -137,7 +137,7 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
   if (c.offloadOptimizer == OffloadTarget::None) {
     const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
     const double bytesPerParameter = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
-    const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency * processorShare(cluster);
+    const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
     s.optimizer = updated * bytesPerParameter / bandwidth;
   }
   s.total = s.compute + s.tpComm + s.ppComm + s.dpComm + s.shardComm + s.offload + s.bubble + s.optimizer;

@@ -55,11 +55,6 @@ double peakFlops(const Cluster& cluster, Precision precision) {
                                precision == Precision::Mixed ? "bf16/fp16" : "fp32"));
 }
 
-double processorShare(const Cluster& cluster) {
-  const int cores = cluster.intra.kind == FabricKind::SharedMemory ? cluster.intra.cores : 0;
-  return cores > 0 && cluster.gpusPerNode > cores ? static_cast<double>(cores) / cluster.gpusPerNode : 1.0;
-}
-
 double gemmEfficiency(const Cluster& cluster, double dim) {
   const auto& curve = cluster.gpu.gemmEfficiency;
   if (curve.empty()) return 0.7;  // no curve in the description: a middling constant
@@ -102,9 +97,8 @@ std::vector<Gemm> backwardGemms(const std::vector<Gemm>& forward) {
 }
 
 LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
-  const double share = processorShare(cluster);
-  const double peak = peakFlops(cluster, c.precision) * share;
-  const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency * share;
+  const double peak = peakFlops(cluster, c.precision);
+  const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
   const KernelCounts kernels = kernelCounts(c.execution, c.flashAttention);
   LayerTimes t;
   if (m.architecture == Architecture::Given) {

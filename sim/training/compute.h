@@ -62,11 +62,6 @@ MicroBatchCompute microBatchCompute(const ModelCard& model, const TrainConfig& c
 // Throws InputError when the cluster does not give it.
 double peakFlops(const Cluster& cluster, Precision precision);
 
-// The share of its processor one rank computes with: 1 on GPUs; on a CPU description (shared
-// memory between `cores` cores) whose job puts more ranks on a node than it has cores, cores /
-// ranks (4 ranks on 2 cores: each GEMM and element-wise pass runs at half speed).
-double processorShare(const Cluster& cluster);
-
 // The fraction of peak a GEMM whose smallest dimension is `dim` reaches (the cluster's curve).
 double gemmEfficiency(const Cluster& cluster, double dim);
 

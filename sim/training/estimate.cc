@@ -28,7 +28,9 @@ Cluster jobCluster(const Cluster& cluster, int gpus) {
 double TrainingPricer::seconds(Collective collective, double bytes, int ranks, int nodes) {
   if (ranks <= 1 || bytes <= 0) return 0;
   const Predictor& p = predictors_.forShape(Shape{ranks, nodes});
-  return p.predict(Query{collective, kSimulatorPicks, bytes, ranks, nodes, false, ""}).timeUs * 1e-6;
+  // A library's calibration prices its own choice; cclab's, its ring family (what ccbench train runs).
+  const std::string_view algo = implementation_.empty() ? kSimulatorPicks : implementation_ == "cclab" ? "ring" : kLibraryCollective;
+  return p.predict(Query{collective, algo, bytes, ranks, nodes, false, implementation_}).timeUs * 1e-6;
 }
 
 
@@ -38,6 +40,15 @@ TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const C
   e.config = c;
   e.memory = modelStates(parameters / (c.tp * c.pp), c, cluster);
   return e;
+}
+
+Interference interferenceOf(const Cluster& cluster, const TrainConfig& c) {
+  Interference in{cluster.gpu.step.computeSlowdown, cluster.gpu.step.commSlowdown};
+  if (cluster.intra.kind == FabricKind::SharedMemory && cluster.intra.cores > 0) {
+    in.cores = cluster.intra.cores;
+    in.ranksPerStage = static_cast<double>(c.tp) * c.dp * cluster.gpusPerNode / std::max(1, c.gpus);
+  }
+  return in;
 }
 
 StepTime stepTime(const Timeline& timeline) {
@@ -73,7 +84,7 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   // The step: its graph simulated with the GPU's interference; the parts from the critical path.
   const GpuSpec::Step& knobs = cluster.gpu.step;
   StepGraph graph = buildStepGraph(model, c, pricer);
-  Timeline timeline = simulate(graph, Interference{knobs.computeSlowdown, knobs.commSlowdown});
+  Timeline timeline = simulate(graph, interferenceOf(cluster, c));
   e.step = stepTime(timeline);
   const StepTime& s = e.step;
   for (const Task& task : graph.tasks) {

@@ -32,6 +32,9 @@ struct StepTime {
 };
 
 struct Timeline;
+struct Interference;
+// How the cluster's GPUs (or CPU cores) slow work running side by side (timeline.h).
+Interference interferenceOf(const Cluster& cluster, const TrainConfig& config);
 // The step's parts read off a timeline's critical path (Timeline::onPath, idle as the bubble).
 StepTime stepTime(const Timeline& timeline);
 
@@ -58,7 +61,9 @@ struct TrainingEstimate {
 // planner evaluating thousands of layouts does not rebuild them.
 class TrainingPricer {
  public:
-  explicit TrainingPricer(const Cluster& cluster) : cluster_(cluster), predictors_(cluster_) {}
+  // `implementation`: whose calibration prices the collectives (TrainConfig::collectives).
+  explicit TrainingPricer(const Cluster& cluster, std::string implementation = {})
+      : cluster_(cluster), predictors_(cluster_), implementation_(std::move(implementation)) {}
   // Seconds for one collective of `bytes` among `ranks` ranks on `nodes` nodes.
   double seconds(Collective collective, double bytes, int ranks, int nodes);
   const Cluster& cluster() const { return cluster_; }
@@ -69,6 +74,7 @@ class TrainingPricer {
  private:
   Cluster cluster_;
   PredictorsByShape predictors_;
+  std::string implementation_;
 };
 
 // The cluster a job of `gpus` GPUs runs on: whole nodes of the given cluster (or part of one).

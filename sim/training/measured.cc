@@ -44,7 +44,7 @@ PlanningInputs recordInputs(const results::TrainingMeasurement& m) {
 
 TrainingEstimate predictRecord(const results::TrainingMeasurement& m) {
   const PlanningInputs in = recordInputs(m);
-  TrainingPricer pricer(in.job);
+  TrainingPricer pricer(in.job, in.base.collectives);
   return estimateTraining(in.model, in.base, pricer);
 }
 

@@ -117,6 +117,10 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (globalBatch) c.globalBatch = *globalBatch;
   if (microBatch) c.microBatch = *microBatch;
   if (seq) c.seq = *seq;
+  if (!collectives.empty() && collectives != "mpi" && collectives != "cclab" && collectives != "nccl") {
+    throw InputError(fmt::format("unknown --collectives '{}' (valid: mpi, cclab, nccl)", collectives));
+  }
+  c.collectives = collectives;
   if (seq && scale) {
     if (*seq / *scale < 1) throw InputError(fmt::format("--scale {} leaves --seq {} no token", *scale, *seq));
     c.seq = *seq / *scale;
@@ -215,7 +219,7 @@ TrainingRun runTraining(const TrainingSettings& settings) {
   run.modelName = model.name;
   defaultSequence(config, model, settings);
   resolve(config, model, run.job);
-  TrainingPricer pricer(run.job);
+  TrainingPricer pricer(run.job, config.collectives);
   run.estimate = estimateTraining(model, config, pricer, &run.graph, &run.timeline);
   return run;
 }

@@ -26,7 +26,7 @@ struct TrainingSettings {
   std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq, scale;
   std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
       offloadDevice = "cpu";
-  std::string overlap = "on", framework = "2G", execution = "fused";
+  std::string overlap = "on", framework = "2G", execution = "fused", collectives;
   std::optional<int> prefetch;
   std::optional<double> tokens;
 
@@ -88,6 +88,7 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("prefetch", s.prefetch, "ZeRO-3/FSDP: layers whose parameters are gathered ahead (default 1)", Layout);
   visit("framework-overhead", s.framework, "per-GPU allowance for the CUDA context and allocator (K/M/G)", Common);
   visit("tokens", s.tokens, "training budget in tokens (default: 20 per parameter, Chinchilla)", Common);
+  visit("collectives", s.collectives, "price the collectives with the cluster's calibration of mpi, cclab or nccl (ccbench train sets its --backend; default: the cluster's own figures)", Common);
   visit("scale", s.scale, "shrink the model S times: hidden, FFN, vocabulary and sequence divided by S, layers and heads kept (ccbench train on a small machine)", Common);
   visit("deepspeed", s.deepspeed, "take ZeRO, offload, batch and precision settings from a DeepSpeed ds_config.json", Common);
 }

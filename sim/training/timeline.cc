@@ -161,6 +161,15 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
     rates.assign(running.size(), 1.0);
     shares.assign(running.size(), 1.0);
     slowdowns.assign(running.size(), 0.0);
+    // CPU ranks: every computing stream and every running collective keeps a core busy (MPI
+    // progresses a collective by polling); more of them than cores share the cores equally.
+    double processor = 1;
+    if (interference.cores > 0) {
+      double busy = 0;
+      for (std::size_t stage = 0; stage < computing.size(); ++stage) busy += computing[stage] + communicating[stage];
+      busy *= interference.ranksPerStage;
+      if (busy > interference.cores) processor = interference.cores / busy;
+    }
     double step = std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < running.size(); ++k) {
       const Task& task = tasks[static_cast<std::size_t>(running[k].task)];
@@ -170,7 +179,7 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
         shares[k] = communicating[stage];
         if (computing[stage]) slowdowns[k] = interference.commSlowdown;
       }
-      rates[k] = 1 / (shares[k] * (1 + slowdowns[k]));
+      rates[k] = (task.stream != StreamKind::Offload ? processor : 1.0) / (shares[k] * (1 + slowdowns[k]));
       step = std::min(step, running[k].remaining / rates[k]);
     }
     now += step;
@@ -178,7 +187,9 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
     for (std::size_t k = 0; k < running.size();) {
       // Of `step` seconds, step * rate is the task's own work; the rest is link sharing and interference.
       const double progress = step * rates[k];
-      interfered[static_cast<std::size_t>(running[k].task)] += progress * shares[k] * slowdowns[k];
+      // (Compute: all of the step beyond its own work, cores shared with other ranks included.)
+      const bool compute = tasks[static_cast<std::size_t>(running[k].task)].stream == StreamKind::Compute;
+      interfered[static_cast<std::size_t>(running[k].task)] += compute ? step - progress : progress * shares[k] * slowdowns[k];
       running[k].remaining -= progress;
       if (running[k].remaining <= 1e-15 * std::max(1.0, now)) {
         done.push_back(running[k].task);

@@ -20,6 +20,12 @@ namespace cclab::sim {
 struct Interference {
   double computeSlowdown = 0;  // compute runs at 1 / (1 + this) while a collective runs
   double commSlowdown = 0;     // a collective runs at 1 / (1 + this) while compute runs
+  // CPU descriptions (ranks are processes on `cores` cores of a node): each rank's compute stream
+  // and each collective it runs keeps a core busy; while more are busy than the node has cores,
+  // they share the cores equally. A stage stands for `ranksPerStage` ranks of the node (its tensor
+  // x data-parallel ranks there).
+  int cores = 0;  // 0: a GPU each, nothing shared
+  double ranksPerStage = 1;
 };
 
 struct TimedTask {

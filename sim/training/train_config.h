@@ -33,6 +33,9 @@ struct TrainConfig {
   int gpus = 0;
   int dp = 0, tp = 1, pp = 1, vpp = 1;  // dp 0: the GPUs left over
   StateSharding sharding = StateSharding::None;
+  // Whose calibration in the cluster prices the step's collectives ("mpi", "cclab", "nccl"; empty:
+  // the cluster's own figures, the simulator's fastest algorithm): ccbench train sets its backend.
+  std::string collectives;
   std::string shardingName = "ddp";    // as the user said it: ddp, zero1..3, fsdp-...
   Precision precision = Precision::Mixed;
   Optimizer optimizer = Optimizer::Adam;

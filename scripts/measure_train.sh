@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Measures training steps with `ccbench train` on this machine: every layout issue 15 names (DDP at
+# 2 and 4 ranks, ZeRO-1/2/3 at 4, GPipe / 1F1B / interleaved at 2 and 4 stages, TP 2, a 2 x 2),
+# each with real GEMMs (--compute gemm) and with compute sleeping for its predicted time
+# (--compute sleep), on a GPT-2 shrunk 8 times (--scale 8: hidden 96, sequence 128), in fp32.
+# Records go to results/measured/<machine>/train/<layout>_<compute>.json with the text beside.
+# The cluster is the collective calibration of this machine (fitted_np2_np4.json): the step model
+# then prices the same collectives ccbench measured. docs/performance.md reads the results.
+#
+# Usage: scripts/measure_train.sh <machine-name> [cluster.json]   (after scripts/test.sh or demo.sh built it)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+machine=${1:?usage: $0 <machine-name> [cluster.json]}
+cluster=${2:-results/measured/$machine/fitted_np2_np4.json}
+out="results/measured/$machine/train"
+mkdir -p "$out"
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+model="--model gpt2 --cluster $cluster --precision fp32 --scale 8 --micro-batch 2 --flash-attention off"
+# name ranks layout...
+layouts=(
+  "ddp_np2        2 --global-batch 8"
+  "ddp_np4        4 --global-batch 16"
+  "zero1_np4      4 --global-batch 16 --zero 1"
+  "zero2_np4      4 --global-batch 16 --zero 2"
+  "zero3_np4      4 --global-batch 16 --zero 3"
+  "gpipe_pp2      2 --global-batch 16 --pp 2 --schedule gpipe"
+  "gpipe_pp4      4 --global-batch 16 --pp 4 --schedule gpipe"
+  "1f1b_pp2       2 --global-batch 16 --pp 2 --schedule 1f1b"
+  "1f1b_pp4       4 --global-batch 16 --pp 4 --schedule 1f1b"
+  "interleaved_pp2 2 --global-batch 16 --pp 2 --vpp 2 --schedule interleaved"
+  "interleaved_pp4 4 --global-batch 16 --pp 4 --vpp 3 --schedule interleaved"
+  "tp2            2 --global-batch 8 --tp 2"
+  "tp2_pp2        4 --global-batch 16 --tp 2 --pp 2"
+)
+for compute in gemm sleep; do
+  for entry in "${layouts[@]}"; do
+    read -r name ranks layout <<<"$entry"
+    echo "== $name ($compute)"
+    # shellcheck disable=SC2086 # word lists
+    mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
+      build/bin/ccbench train $model $layout --compute "$compute" -w 2 -n 8 -T 120 \
+      -J "$out/${name}_$compute.json" > "$out/${name}_$compute.txt"
+    grep "step time" "$out/${name}_$compute.txt"
+  done
+done
