@@ -2,7 +2,9 @@
 # The main job: build cclab, then benchmark all_reduce from 8 B to 64 MiB with the MPI library's
 # own collective and cclab's ring side by side, one rank per core, and write the results file;
 # then calibrate the simulator's description of this machine from it, predict a GPU cluster, and
-# plan a training run on one; with the GUI built, draw the measurement over the predictions.
+# plan a training run on one; then run one short training step for real (DDP vs ZeRO-3 on 2 ranks,
+# ccbench train) beside its prediction; with the GUI built, draw the measurements over the
+# predictions.
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cclab_build
 
@@ -31,3 +33,26 @@ if [ -x build/bin/ccplan ] && [ -f "$fitted" ]; then
   echo "== ccplan --render: the measurement over the calibrated predictions, drawn into $png"
   build/bin/ccplan --render "$out" --cluster "$fitted" --collective all_reduce -o "$png" && echo "wrote $png"
 fi
+
+# A training step measured beside its prediction: GPT-2 shrunk 8 times, DDP and ZeRO-3 on 2 ranks.
+echo
+cluster=$([ -f "$fitted" ] && echo "$fitted" || echo cpu-2core-amd-epyc)
+step="--model gpt2 --cluster $cluster --precision fp32 --scale 8 --micro-batch 2 --global-batch 8 --flash-attention off -w 1 -n 3"
+for zero in 0 3; do
+  name=$([ "$zero" = 0 ] && echo ddp || echo zero3)
+  flags="--zero $zero"
+  record="results/measured/local/$(hostname)-train-$name.json"
+  echo "== mpirun -np 2 ccbench train $step $flags -J $record"
+  # shellcheck disable=SC2086 # word lists
+  mpirun -np 2 --oversubscribe build/bin/ccbench train $step $flags -J "$record"
+  if [ -x build/bin/ccplan ]; then
+    plan="results/measured/local/$(hostname)-train-$name.plan.json"
+    # The same settings as a plan file (ccplan's Save plan format): the prediction to draw it beside.
+    cat > "$plan" <<EOF
+{"model": "gpt2", "cluster": "$cluster", "gpus": 2, "precision": "fp32", "scale": 8, "micro-batch": 2, "global-batch": 8,
+ "flash-attention": "off", "zero": $zero, "collectives": "mpi"}
+EOF
+    png="results/measured/local/$(hostname)-train-$name.png"
+    build/bin/ccplan --render "$plan" "$record" -o "$png" && echo "wrote $png (measured step beside the predicted one)"
+  fi
+done

@@ -32,6 +32,17 @@ layouts=(
   "tp2            2 --global-batch 8 --tp 2"
   "tp2_pp2        4 --global-batch 16 --tp 2 --pp 2"
 )
+# The schedules' bubble alone: stages alike (a 16-token vocabulary), compute sleeping, 8 micro-batches.
+balanced="--model tests/data/training/models/balanced-pipeline.json --cluster $cluster --precision fp32 --scale 4 --seq 256 --micro-batch 1 --global-batch 8 --dp 1"
+for schedule in gpipe 1f1b; do
+  for stages in 2 4; do
+    name="balanced_${schedule}_pp${stages}_sleep"
+    echo "== $name"
+    # shellcheck disable=SC2086 # word lists
+    mpirun -np "$stages" --oversubscribe build/bin/ccbench train $balanced --pp "$stages" --schedule "$schedule" --compute sleep \
+      -w 2 -n 8 -T 120 -J "$out/$name.json" > "$out/$name.txt"
+  done
+done
 for compute in gemm sleep; do
   for entry in "${layouts[@]}"; do
     read -r name ranks layout <<<"$entry"
