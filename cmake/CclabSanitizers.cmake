@@ -89,7 +89,7 @@ set(CCLAB_SANITIZER_TEST_ENV
     "ASAN_OPTIONS=${_cclab_asan_options}"
     "LSAN_OPTIONS=suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/lsan.supp:print_suppressions=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
-    "TSAN_OPTIONS=second_deadlock_stack=1")
+    "TSAN_OPTIONS=second_deadlock_stack=1:suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/tsan.supp")
 set(CCLAB_SANITIZER_MPI_TEST_ENV "ASAN_OPTIONS=${_cclab_asan_options}:fast_unwind_on_malloc=0")
 
 # Call once at the top of a folder's tests (cmake_language(DEFER) runs it when the folder is done):

@@ -254,11 +254,25 @@ bool MainWindow::openTrainingMeasurement(const QString& path) {
   return true;
 }
 
+bool MainWindow::openMeasuredTrace(const QString& path) {
+  try {
+    timeline_->setMeasuredTrace(path);
+    timeline_->showPlan(settings_->settings());
+  } catch (const InputError& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  message_->showInfo(tr("Opened %1: the measured step is drawn under the predicted one (Timeline view).").arg(path));
+  showView(View::Timeline);
+  return true;
+}
+
 bool MainWindow::openFiles(const QStringList& paths) {
   QStringList results;
   for (const QString& path : paths) {
     if (isPlanFile(path)) {
       if (!openPlan(path)) return false;
+    } else if (isMeasuredStepTrace(path)) {
+      if (!openMeasuredTrace(path)) return false;
     } else if (isTrainingMeasurement(path)) {
       if (!openTrainingMeasurement(path)) return false;
     } else {

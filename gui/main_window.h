@@ -34,6 +34,8 @@ class MainWindow : public QMainWindow {
   bool openResults(const QStringList& paths);
   // A measured training run (training_record.h's formats): its bars go beside the plan's.
   bool openTrainingMeasurement(const QString& path);
+  // A measured step's trace (ccbench train --trace): drawn under the predicted step (Timeline view).
+  bool openMeasuredTrace(const QString& path);
   bool openModel(const QString& path);
   bool openCluster(const QString& path);
   bool openPlan(const QString& path);

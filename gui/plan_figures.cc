@@ -53,8 +53,16 @@ MeasuredFigures measuredFigures(const results::TrainingMeasurement& m) {
       f.stepSeconds.push_back({key, label, color, value});
       rest -= value;
     };
-    add("compute", "compute", partColor(sim::Part::Compute));
-    add("exposed_comm", "exposed comm", QColor(0xe3, 0x77, 0xc2));
+    // A record with the step's own parts (ccbench train's) is drawn part by part as the predicted
+    // bar is; a profiler trace has only compute and exposed communication.
+    bool everyPart = false;
+    for (const auto& style : kStep) everyPart = everyPart || (QString(style.key) != "compute" && m.parts.count(style.key) > 0);
+    if (everyPart) {
+      for (const auto& style : kStep) add(style.key, style.label, style.color);
+    } else {
+      add("compute", "compute", partColor(sim::Part::Compute));
+      add("exposed_comm", "exposed comm", QColor(0xe3, 0x77, 0xc2));
+    }
     f.stepSeconds.push_back({"measured", f.stepSeconds.empty() ? "measured step" : "rest of the step", QColor(0x34, 0x49, 0x5e), rest});
   }
   if (m.peakAllocatedBytes) f.peakGiB = *m.peakAllocatedBytes / kGiB;

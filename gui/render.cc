@@ -36,8 +36,16 @@ int render(const RenderOptions& o) {
     if (view == "collectives") return badInput("--view collectives draws results files, not a plan");
     if (!window.openPlan(inputs.front())) return badInput(window.messageBar()->text());
     // After the plan: measured training runs to draw beside it, nothing else.
+    // A measured step's trace draws under the predicted timeline (the view then, unless --view says).
     for (qsizetype i = 1; i < inputs.size(); ++i) {
-      if (!isTrainingMeasurement(inputs[i])) return badInput(QStringLiteral("--render takes one plan file, then measured training runs (%1 is neither)").arg(inputs[i]));
+      if (isMeasuredStepTrace(inputs[i])) {
+        if (!window.openMeasuredTrace(inputs[i])) return badInput(window.messageBar()->text());
+        if (o.view.empty()) view = "timeline";
+        continue;
+      }
+      if (!isTrainingMeasurement(inputs[i])) {
+        return badInput(QStringLiteral("--render takes one plan file, then measured training runs or traces (%1 is neither)").arg(inputs[i]));
+      }
       if (!window.openTrainingMeasurement(inputs[i])) return badInput(window.messageBar()->text());
     }
   } else {

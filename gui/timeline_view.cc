@@ -1,12 +1,15 @@
 #include "gui/timeline_view.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include <QPainter>
 #include <QVBoxLayout>
 
 #include "collectives/errors.h"
 #include "gui/plan_figures.h"
+#include "results/json_reader.h"
 
 namespace cclab::gui {
 namespace {
@@ -39,6 +42,12 @@ void TimelineCanvas::setStep(sim::StepGraph graph, sim::Timeline timeline) {
   update();
 }
 
+void TimelineCanvas::setMeasured(std::vector<sim::TimedTask> measured, double makespan) {
+  measured_ = std::move(measured);
+  measuredMakespan_ = makespan;
+  update();
+}
+
 void TimelineCanvas::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), Qt::white);
@@ -46,7 +55,9 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
   const double width = std::max(50, this->width() - kLabelWidth - 10);
   const int lanes = static_cast<int>(lanes_.size());
   const int laneHeight = std::clamp((height() - kAxisHeight - 4) / lanes, 4, kMaxLaneHeight);
-  auto x = [&](double seconds) { return kLabelWidth + seconds / timeline_.makespan * width; };
+  const bool overlay = measured_.size() == graph_.tasks.size() && measuredMakespan_ > 0;
+  const double span = overlay ? std::max(timeline_.makespan, measuredMakespan_) : timeline_.makespan;
+  auto x = [&](double seconds) { return kLabelWidth + seconds / span * width; };
   auto laneOf = [&](const sim::Task& t) {
     for (std::size_t k = 0; k < lanes_.size(); ++k) {
       if (lanes_[k].stage == t.stage && lanes_[k].stream == t.stream) return static_cast<int>(k);
@@ -56,7 +67,7 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
   // The time axis: ten ticks over the step.
   p.setPen(Qt::darkGray);
   for (int k = 0; k <= 10; ++k) {
-    const double t = timeline_.makespan * k / 10;
+    const double t = span * k / 10;
     const int px = static_cast<int>(x(t));
     p.drawLine(px, kAxisHeight - 6, px, kAxisHeight + laneHeight * lanes);
     p.drawText(px - 40, 2, 80, kAxisHeight - 8, Qt::AlignCenter, QString::number(t * 1e3, 'g', 4) + " ms");
@@ -75,11 +86,76 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
       const int lane = laneOf(task);
       if (lane < 0 || timed.end <= timed.start) continue;
       const double gap = laneHeight >= 12 ? 3 : 1;
-      const QRectF box(x(timed.start), kAxisHeight + laneHeight * lane + gap, std::max(1.0, x(timed.end) - x(timed.start)), laneHeight - 2 * gap);
+      const double h = overlay ? (laneHeight - 2 * gap) / 2 : laneHeight - 2 * gap;  // overlay: the top half
+      const QRectF box(x(timed.start), kAxisHeight + laneHeight * lane + gap, std::max(1.0, x(timed.end) - x(timed.start)), h);
       p.fillRect(box, partColor(task.part));
       if (pass == 1) p.fillRect(QRectF(box.left(), box.bottom() - 2, box.width(), 2), Qt::black);  // underlined
     }
   }
+  // The measured tasks in the bottom half of each lane, lighter and outlined.
+  if (!overlay) return;
+  for (std::size_t i = 0; i < graph_.tasks.size(); ++i) {
+    const sim::TimedTask& timed = measured_[i];
+    const int lane = laneOf(graph_.tasks[i]);
+    if (lane < 0 || timed.end <= timed.start) continue;
+    const double gap = laneHeight >= 12 ? 3 : 1;
+    const double h = (laneHeight - 2 * gap) / 2;
+    const QRectF box(x(timed.start), kAxisHeight + laneHeight * lane + gap + h, std::max(1.0, x(timed.end) - x(timed.start)), h);
+    QColor color = partColor(graph_.tasks[i].part);
+    color.setAlpha(110);
+    p.fillRect(box, color);
+    p.setPen(QPen(partColor(graph_.tasks[i].part).darker(150), 0));
+    p.drawRect(box);
+  }
+}
+
+bool isMeasuredStepTrace(const QString& path) {
+  if (!path.endsWith(".json", Qt::CaseInsensitive)) return false;
+  try {
+    const results::Json j = results::readJsonFile(path.toStdString(), "trace");
+    return j.is_object() && j.contains("otherData") && j["otherData"].is_object() && j["otherData"].value("tool", "") == "ccbench train";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::vector<sim::TimedTask> matchMeasuredTrace(const results::Json& trace, const sim::StepGraph& graph, int* matched) {
+  std::vector<sim::TimedTask> out(graph.tasks.size());
+  int count = 0;
+  // Each stage's tasks by (stream, name), in graph order: the trace lists a rank's tasks so.
+  std::map<std::tuple<int, int, std::string>, std::vector<std::size_t>> tasks;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    const sim::Task& t = graph.tasks[i];
+    tasks[{t.stage, static_cast<int>(t.stream), t.label}].push_back(i);
+  }
+  std::map<std::tuple<int, int, std::string>, std::size_t> next;
+  std::map<int, int> rankOfStage;  // the first rank seen of each stage
+  const results::Json* events = trace.is_object() && trace.contains("traceEvents") ? &trace["traceEvents"] : nullptr;
+  if (events == nullptr || !events->is_array()) {
+    if (matched) *matched = 0;
+    return out;
+  }
+  for (const auto& e : *events) {
+    if (!e.is_object() || e.value("ph", "") != "X" || !e.contains("args") || !e["args"].is_object()) continue;
+    const int rank = e.value("pid", -1), stream = e.value("tid", -1);
+    const std::string name = e.value("name", "");
+    // The stage: the task's own, found by its name on a stage with that task.
+    int stage = -1;
+    for (int s = 0; s < graph.stages && stage < 0; ++s) {
+      if (tasks.count({s, stream, name}) && (!rankOfStage.count(s) || rankOfStage[s] == rank)) stage = s;
+    }
+    if (stage < 0) continue;
+    rankOfStage.emplace(stage, rank);
+    const auto key = std::make_tuple(stage, stream, name);
+    std::size_t& k = next[key];
+    const auto& list = tasks[key];
+    if (k >= list.size()) continue;
+    const double start = e.value("ts", 0.0) * 1e-6;
+    out[list[k++]] = {start, start + e.value("dur", 0.0) * 1e-6};
+    ++count;
+  }
+  if (matched) *matched = count;
+  return out;
 }
 
 TimelineView::TimelineView(QWidget* parent) : ChartPage(parent) {
@@ -120,7 +196,22 @@ void TimelineView::showPlan(const sim::TrainingSettings& settings) {
                           .arg(100 * e.hiddenFraction, 0, 'f', 1)
                           .arg(e.communication, 0, 'g', 3)
                           .arg(e.closedForm.total, 0, 'g', 4));
-    canvas_->setStep(std::move(run.graph), std::move(run.timeline));
+    if (!measuredTrace_.is_null()) {
+      int matched = 0;
+      std::vector<sim::TimedTask> measured = matchMeasuredTrace(measuredTrace_, run.graph, &matched);
+      double makespan = 0;
+      for (const sim::TimedTask& t : measured) makespan = std::max(makespan, t.end);
+      summary_->setText(summary_->text() + tr(" Measured (%1, lower half of each lane): step %2 s, %3 of the %4 tasks matched.")
+                                                 .arg(measuredSource_)
+                                                 .arg(makespan, 0, 'g', 4)
+                                                 .arg(matched)
+                                                 .arg(run.graph.tasks.size()));
+      canvas_->setStep(std::move(run.graph), std::move(run.timeline));
+      canvas_->setMeasured(std::move(measured), makespan);
+    } else {
+      canvas_->setStep(std::move(run.graph), std::move(run.timeline));
+      canvas_->setMeasured({}, 0);
+    }
     problemText_.clear();
     problem_->hide();
   } catch (const InputError& e) {
@@ -130,6 +221,11 @@ void TimelineView::showPlan(const sim::TrainingSettings& settings) {
     canvas_->setStep({}, {});
     summary_->clear();
   }
+}
+
+void TimelineView::setMeasuredTrace(const QString& path) {
+  measuredTrace_ = results::readJsonFile(path.toStdString(), "trace");
+  measuredSource_ = path;
 }
 
 QString TimelineView::csv() const {

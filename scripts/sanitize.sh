@@ -41,12 +41,13 @@ for job in "${jobs[@]}"; do
       tests=()        # every test
       ;;
     tsan)
-      # The in-process threads (every algorithm on the threads transport; the watchdog's thread)
-      # and ccbench under mpirun with its watchdog on: only their targets are built.
+      # The in-process threads (every algorithm on the threads transport; the watchdog's thread),
+      # ccbench under mpirun with its watchdog on, and ccbench train's stream threads: only their
+      # targets are built.
       dir=build-tsan
       sanitizer_configure $dir thread
-      targets=(--target collectives_test bench_test ccbench ccbench_test)
-      tests=(-R '^(collectives_test|bench_test|ccbench_test|ccbench_all_np[0-9]+)$')
+      targets=(--target collectives_test bench_test ccbench ccbench_test ccbench_train_test)
+      tests=(-R '^(collectives_test|bench_test|ccbench_test|ccbench_train_test|ccbench_all_np[0-9]+)$')
       ;;
   esac
   echo "== building $dir"

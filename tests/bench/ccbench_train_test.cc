@@ -95,7 +95,12 @@ TEST_F(CcbenchTrain, PipelineBubbleIsTheSchedulesWhenComputeSleeps) {
       double step = 0;  // the parts are means over the measured steps
       for (const auto& s : m.steps) step += *s.seconds / static_cast<double>(m.steps.size());
       const double theory = (p - 1.0) / (8 + p - 1.0);
+#ifndef CCLAB_UNDER_SANITIZER  // a sanitizer's overhead is not the schedule's: the runs alone are checked there
       EXPECT_NEAR(m.parts.at("pipeline_bubble") / step, theory, 0.03) << schedule << " p " << p << "\n" << run.out;
+#else
+      EXPECT_GT(m.parts.at("pipeline_bubble"), 0);
+      (void)theory;
+#endif
     }
   }
 }

@@ -12,11 +12,13 @@
 #include <QSettings>
 #include <QAbstractBarSeries>
 #include <QStandardPaths>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "gui/chart_builders.h"
 #include "gui/main_window.h"
+#include "results/json_reader.h"
 #include "sim/training/model_card.h"
 
 using namespace cclab;
@@ -426,6 +428,22 @@ class CcplanTest : public QObject {
     step = w.planView()->chartViews()[1];
     QVERIFY(barSet(step, "exposed comm"));
     QCOMPARE(barSet(step, "exposed comm")->at(1), 200e-6);  // (300 + 100) / 2 us
+    // ccbench train's record has the step's own parts: drawn part by part, as the prediction is.
+    QTemporaryDir dir;
+    const QString record = dir.filePath("step.json");
+    QFile out(record);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(R"({"schema": "cclab.training", "version": 1, "format": "cclab", "ranks": 8,
+      "steps": [{"index": 1, "seconds": 0.3}, {"index": 2, "seconds": 0.2}, {"index": 3, "seconds": 0.2}],
+      "step_parts_s": {"compute": 0.12, "dp_comm": 0.03, "pipeline_bubble": 0.01, "optimizer": 0.005, "exposed_comm": 0.03}})");
+    out.close();
+    QVERIFY(w.openFiles({record}));
+    step = w.planView()->chartViews()[1];
+    QVERIFY(barSet(step, "DP comm"));
+    QCOMPARE(barSet(step, "DP comm")->at(1), 0.03);
+    QCOMPARE(barSet(step, "bubble")->at(1), 0.01);
+    QCOMPARE(barSet(step, "compute")->at(1), 0.12);
+    QVERIFY(!barSet(step, "exposed comm"));
   }
 
   // The timeline view draws ccsim train's simulated step: the same step time, a lane per busy
@@ -450,6 +468,26 @@ class CcplanTest : public QObject {
     const QStringList lines = view->csv().trimmed().split('\n');
     QCOMPARE(lines.size() - 1, static_cast<int>(run.graph.tasks.size()));
     QCOMPARE(lines.filter(",yes").size(), static_cast<int>(run.timeline.criticalPath.size()));
+    // A measured step of the same settings (ccbench train --trace's form; here every task 10%
+    // longer) draws under the predicted one: every task matched, the axis spans the longer step.
+    results::Json events = results::Json::array();
+    for (std::size_t i = 0; i < run.graph.tasks.size(); ++i) {
+      const sim::Task& task = run.graph.tasks[i];
+      const sim::TimedTask& t = run.timeline.tasks[i];
+      events.push_back({{"name", task.label}, {"ph", "X"}, {"ts", 1.1e6 * t.start}, {"dur", 1.1e6 * (t.end - t.start)}, {"pid", task.stage},
+                        {"tid", static_cast<int>(task.stream)}, {"args", results::Json::object()}});
+    }
+    QTemporaryDir dir;
+    const QString trace = dir.filePath("measured_trace.json");
+    results::writeFileAtomically(trace.toStdString(),
+                                 results::dumpJson({{"traceEvents", events}, {"otherData", {{"tool", "ccbench train"}}}}));
+    QVERIFY(isMeasuredStepTrace(trace));
+    QVERIFY(!isMeasuredStepTrace(kSource + "/tests/data/training/measured/pytorch_trace.json"));
+    QVERIFY(w.openFiles({trace}));
+    QCOMPARE(w.currentView(), MainWindow::View::Timeline);
+    QCOMPARE(w.timelineView()->canvas()->measured().size(), run.graph.tasks.size());
+    QVERIFY(qAbs(w.timelineView()->canvas()->measuredMakespan() - 1.1 * run.estimate.step.total) < 1e-9 * run.estimate.step.total + 1e-12);
+    QVERIFY(w.timelineView()->summaryText().contains(QStringLiteral("%1 of the %1 tasks matched").arg(run.graph.tasks.size())));
     // A layout the simulator refuses is shown as the problem, not drawn.
     p->tp()->setValue(3);
     QVERIFY(!w.timelineView()->problem().isEmpty());
