@@ -7,6 +7,7 @@
 #include <QLabel>
 
 #include "collectives/errors.h"
+#include "results/json_reader.h"
 #include "gui/chart_builders.h"
 #include "gui/plan_view.h"
 
@@ -59,6 +60,22 @@ QString CompareView::pinShardingStages(const sim::TrainingSettings& settings) {
   return problems.join("; ");
 }
 
+void CompareView::addMeasured(const sim::TrainingSettings& settings, MeasuredFigures measured) {
+  const std::string key = results::dumpJson(sim::toJson(settings));
+  std::erase_if(measured_, [&](const auto& m) { return results::dumpJson(sim::toJson(m.first)) == key; });  // the latest run of a plan
+  measured_.emplace_back(settings, std::move(measured));
+  redraw();
+}
+
+const MeasuredFigures* CompareView::measuredFor(int i) const {
+  // The same settings, key for key, as a plan file writes them.
+  const std::string key = results::dumpJson(sim::toJson(pins_[static_cast<std::size_t>(i)].settings));
+  for (const auto& [settings, figures] : measured_) {
+    if (results::dumpJson(sim::toJson(settings)) == key) return &figures;
+  }
+  return nullptr;
+}
+
 void CompareView::clear() {
   pins_.clear();
   redraw();
@@ -68,11 +85,19 @@ void CompareView::redraw() {
   QStringList categories;
   std::vector<std::vector<Segment>> memory, step;
   double capacity = 0;
-  for (const Pin& p : pins_) {
+  for (int i = 0; i < pinned(); ++i) {
+    const Pin& p = pins_[static_cast<std::size_t>(i)];
     categories << p.label;
     memory.push_back(p.figures.memoryGiB);
     step.push_back(p.figures.stepSeconds);
     capacity = capacity == 0 ? p.figures.capacityGiB : std::min(capacity, p.figures.capacityGiB);
+    if (const MeasuredFigures* m = measuredFor(i); m && !m->stepSeconds.empty()) {
+      categories << tr("%1 measured").arg(QChar('A' + i));
+      std::vector<Segment> peak;
+      if (m->peakGiB) peak.push_back({"measured_peak", tr("measured peak allocated"), QColor(0x34, 0x49, 0x5e), *m->peakGiB});
+      memory.push_back(peak);
+      step.push_back(m->stepSeconds);
+    }
   }
   memory_->setChart(stackedBarChart(tr("Memory per GPU"), categories, memory, tr("GiB"),
                                     pins_.empty() ? std::nullopt : std::optional<double>(capacity)));
@@ -84,7 +109,9 @@ void CompareView::redraw() {
   table_->setRowCount(rows.size());
   table_->setColumnCount(pinned());
   table_->setVerticalHeaderLabels(rows);
-  table_->setHorizontalHeaderLabels(categories);
+  QStringList columns;
+  for (const Pin& p : pins_) columns << p.label;
+  table_->setHorizontalHeaderLabels(columns);
   for (int c = 0; c < pinned(); ++c) {
     const PlanFigures& f = pins_[c].figures;
     const QStringList cells = {f.model,

@@ -245,7 +245,14 @@ bool MainWindow::openPlan(const QString& path) {
 
 bool MainWindow::openTrainingMeasurement(const QString& path) {
   try {
-    plan_->setMeasured(measuredFigures(results::readTraining(path.toStdString())));
+    const results::TrainingMeasurement record = results::readTraining(path.toStdString());
+    plan_->setMeasured(measuredFigures(record));
+    // With its settings (a ccbench train record) it also goes beside the compare view's pin of them.
+    if (record.settings.is_object()) {
+      sim::TrainingSettings settings;
+      sim::applyJson(record.settings, settings, path.toStdString());
+      compare_->addMeasured(settings, measuredFigures(record));
+    }
   } catch (const InputError& e) {
     return fail(QString::fromStdString(e.what()));
   }

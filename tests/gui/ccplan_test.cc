@@ -444,6 +444,27 @@ class CcplanTest : public QObject {
     QCOMPARE(barSet(step, "bubble")->at(1), 0.01);
     QCOMPARE(barSet(step, "compute")->at(1), 0.12);
     QVERIFY(!barSet(step, "exposed comm"));
+
+    // A record that carries its settings also goes beside the compare view's pin of them: here a
+    // ZeRO-3 run of the current plan, drawn after DDP vs ZeRO-1/2/3's fourth bar and no other.
+    sim::TrainingSettings zero3 = p->settings();
+    zero3.fsdp.clear();
+    zero3.zero = 3;
+    results::Json withSettings = results::parseJson(R"({"schema": "cclab.training", "version": 1, "format": "cclab",
+      "steps": [{"index": 1, "seconds": 0.5}, {"index": 2, "seconds": 0.4}, {"index": 3, "seconds": 0.4}],
+      "step_parts_s": {"compute": 0.3, "shard_comm": 0.05}})", "record");
+    withSettings["settings"] = sim::toJson(zero3);
+    const QString zero3Record = dir.filePath("zero3.json");
+    results::writeFileAtomically(zero3Record.toStdString(), results::dumpJson(withSettings));
+    QVERIFY(w.openFiles({zero3Record}));
+    QVERIFY(w.compareView()->pinShardingStages(p->settings()).isEmpty());
+    QVERIFY(w.compareView()->measuredFor(3));
+    QCOMPARE(w.compareView()->measuredFor(3)->stepTotalSeconds, 0.4);
+    for (int stage = 0; stage < 3; ++stage) QVERIFY(!w.compareView()->measuredFor(stage));
+    QBarSet* shard = barSet(w.compareView()->chartViews()[1], "ZeRO-3/FSDP comm");
+    QVERIFY(shard);
+    QCOMPARE(shard->count(), 5);  // four pins, then the measured run after the fourth
+    QCOMPARE(shard->at(4), 0.05);
   }
 
   // The timeline view draws ccsim train's simulated step: the same step time, a lane per busy
