@@ -51,7 +51,8 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   Options o;
   o.command.assign(argv, argv + argc);
   CLI::App app{"ccbench: nccl-tests-style benchmarks of collectives (NCCL, MPI library, cclab algorithms).\n"
-               "Run under a launcher: mpirun -np N ccbench <collective> [options]",
+               "Run under a launcher: mpirun -np N ccbench <collective> [options]\n"
+               "Training steps (ccsim train's step, run for real): mpirun -np N ccbench train --help",
                "ccbench"};
   app.get_formatter()->column_width(30);
 
