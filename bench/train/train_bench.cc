@@ -16,6 +16,7 @@
 #include "bench/train/step_runner.h"
 #include "bench/watchdog.h"
 #include "collectives/errors.h"
+#include "results/chrome_trace.h"
 #include "results/json_reader.h"
 #include "results/results.h"
 #include "results/training_record.h"
@@ -84,33 +85,23 @@ sim::TrainingSettings settingsForRanks(sim::TrainingSettings s, int ranks, const
 // Chrome trace of one measured step: a process per rank, a thread per stream, as ccsim train
 // --trace writes the simulated one (same names), so Perfetto shows them side by side.
 std::string measuredTrace(const sim::StepGraph& graph, const std::vector<std::vector<double>>& perRank, const std::string& title) {
-  std::string out = "{\"traceEvents\":[\n";
-  bool first = true;
-  auto event = [&](const results::Json& e) {
-    if (!first) out += ",\n";
-    first = false;
-    out += results::dumpJson(e);
-  };
+  results::ChromeTrace trace;
   for (std::size_t rank = 0; rank < perRank.size(); ++rank) {
     const auto& v = perRank[rank];
+    const int pid = static_cast<int>(rank);
     const int stage = v.empty() ? 0 : graph.tasks[static_cast<std::size_t>(v[0])].stage;
-    event({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", fmt::format("rank {} (stage {})", rank, stage)}}}});
-    for (int k = 0; k < sim::kStreamKinds; ++k) {
-      event({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", k}, {"args", {{"name", std::string(sim::name(static_cast<sim::StreamKind>(k)))}}}});
-    }
+    trace.nameProcess(pid, fmt::format("rank {} (stage {})", rank, stage));
+    for (int k = 0; k < sim::kStreamKinds; ++k) trace.nameThread(pid, k, std::string(sim::name(static_cast<sim::StreamKind>(k))));
     for (std::size_t i = 0; i + 2 < v.size(); i += 3) {
       const sim::Task& task = graph.tasks[static_cast<std::size_t>(v[i])];
       results::Json args = {{"part", std::string(sim::name(task.part))}, {"pass", std::string(sim::name(task.pass))}};
       if (task.microBatch >= 0) args["micro_batch"] = task.microBatch;
       if (task.layer >= 0) args["layer"] = task.layer;
-      event({{"name", task.label}, {"cat", std::string(sim::name(task.part))}, {"ph", "X"}, {"ts", v[i + 1] * 1e6},
-             {"dur", (v[i + 2] - v[i + 1]) * 1e6}, {"pid", rank}, {"tid", static_cast<int>(task.stream)}, {"args", args}});
+      trace.add({{"name", task.label}, {"cat", std::string(sim::name(task.part))}, {"ph", "X"}, {"ts", v[i + 1] * 1e6},
+                 {"dur", (v[i + 2] - v[i + 1]) * 1e6}, {"pid", pid}, {"tid", static_cast<int>(task.stream)}, {"args", args}});
     }
   }
-  out += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":";
-  out += results::dumpJson(results::Json{{"title", title}, {"tool", "ccbench train"}});
-  out += "}\n";
-  return out;
+  return trace.finish({{"title", title}, {"tool", "ccbench train"}});
 }
 
 }  // namespace

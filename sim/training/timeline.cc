@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "results/chrome_trace.h"
 #include "results/json_reader.h"
 
 namespace cclab::sim {
@@ -237,19 +238,10 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
 std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const std::string& title) {
   std::vector<char> onPath(graph.tasks.size(), 0);
   for (int i : timeline.criticalPath) onPath[static_cast<std::size_t>(i)] = 1;
-  // Event by event (a step can hold a million tasks: no document tree of them all in memory).
-  std::string out = "{\"traceEvents\":[\n";
-  bool first = true;
-  auto event = [&](const results::Json& e) {
-    if (!first) out += ",\n";
-    first = false;
-    out += results::dumpJson(e);
-  };
+  results::ChromeTrace trace;
   for (int stage = 0; stage < graph.stages; ++stage) {
-    event({{"name", "process_name"}, {"ph", "M"}, {"pid", stage}, {"args", {{"name", fmt::format("stage {}", stage)}}}});
-    for (int k = 0; k < kStreamKinds; ++k) {
-      event({{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", k}, {"args", {{"name", std::string(name(static_cast<StreamKind>(k)))}}}});
-    }
+    trace.nameProcess(stage, fmt::format("stage {}", stage));
+    for (int k = 0; k < kStreamKinds; ++k) trace.nameThread(stage, k, std::string(name(static_cast<StreamKind>(k))));
   }
   for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
     const Task& task = graph.tasks[i];
@@ -264,19 +256,16 @@ std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const 
       args["bytes"] = c.bytes;
       args["ranks"] = c.ranks;
     }
-    event({{"name", task.label},
-           {"cat", std::string(name(task.part))},
-           {"ph", "X"},
-           {"ts", timed.start * 1e6},
-           {"dur", (timed.end - timed.start) * 1e6},
-           {"pid", task.stage},
-           {"tid", static_cast<int>(task.stream)},
-           {"args", args}});
+    trace.add({{"name", task.label},
+               {"cat", std::string(name(task.part))},
+               {"ph", "X"},
+               {"ts", timed.start * 1e6},
+               {"dur", (timed.end - timed.start) * 1e6},
+               {"pid", task.stage},
+               {"tid", static_cast<int>(task.stream)},
+               {"args", args}});
   }
-  out += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":";
-  out += results::dumpJson(results::Json{{"title", title}, {"tool", "ccsim"}});
-  out += "}\n";
-  return out;
+  return trace.finish({{"title", title}, {"tool", "ccsim"}});
 }
 
 }  // namespace cclab::sim
