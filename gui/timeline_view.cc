@@ -14,7 +14,6 @@
 namespace cclab::gui {
 namespace {
 
-constexpr const char* kStreamNames[] = {"compute", "gathers", "reductions", "offload"};
 constexpr int kMaxLaneHeight = 26, kLabelWidth = 150, kAxisHeight = 30;
 
 }  // namespace
@@ -33,7 +32,7 @@ void TimelineCanvas::setStep(sim::StepGraph graph, sim::Timeline timeline) {
       const auto stream = static_cast<sim::StreamKind>(k);
       const bool used = std::any_of(graph_.tasks.begin(), graph_.tasks.end(),
                                     [&](const sim::Task& t) { return t.stage == stage && t.stream == stream; });
-      if (used) lanes_.push_back({stage, stream, tr("stage %1 %2").arg(stage).arg(kStreamNames[k])});
+      if (used) lanes_.push_back({stage, stream, tr("stage %1 %2").arg(stage).arg(QString::fromUtf8(sim::name(stream).data(), static_cast<int>(sim::name(stream).size())))});
     }
   }
   onPath_.assign(graph_.tasks.size(), 0);
@@ -238,7 +237,7 @@ QString TimelineView::csv() const {
     const sim::Task& task = g.tasks[i];
     text += QStringLiteral("%1,%2,\"%3\",%4,%5,%6,%7\n")
                 .arg(task.stage)
-                .arg(kStreamNames[static_cast<int>(task.stream)])
+                .arg(QString::fromUtf8(sim::name(task.stream).data(), static_cast<int>(sim::name(task.stream).size())))
                 .arg(QString::fromStdString(task.label))
                 .arg(QString::fromUtf8(sim::name(task.part).data(), static_cast<int>(sim::name(task.part).size())))
                 .arg(t.tasks[i].start * 1e3, 0, 'g', 9)

@@ -120,8 +120,7 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
       auto ch = std::make_unique<Channel>();
       if (options.backend == "cclab") {
         ch->transport = std::make_unique<MpiTransport>(comm);
-        static HostDevice host;
-        ch->communicator = std::make_unique<AlgorithmCommunicator>(*ch->transport, host, options.algo);
+        ch->communicator = std::make_unique<AlgorithmCommunicator>(*ch->transport, host_, options.algo);
       } else {
         ch->communicator = std::make_unique<MpiCommunicator>(comm);
       }
@@ -166,11 +165,9 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
   for (int i = 0; i < static_cast<int>(n); ++i) {
     const sim::Task& task = graph.tasks[static_cast<std::size_t>(i)];
     if (task.stage == stage_) {
-      if (!remoteDeps_[static_cast<std::size_t>(i)].empty()) {
-        for (int dep : remoteDeps_[static_cast<std::size_t>(i)]) {
-          const auto& from = graph.tasks[static_cast<std::size_t>(dep)];
-          if (!from.collectives.empty()) message = std::max(message, whole(from.collectives.front().bytes));
-        }
+      for (int dep : remoteDeps_[static_cast<std::size_t>(i)]) {
+        const auto& from = graph.tasks[static_cast<std::size_t>(dep)];
+        if (!from.collectives.empty()) message = std::max(message, whole(from.collectives.front().bytes));
       }
       if (sim::isCollectiveStream(task.stream)) {
         for (const auto& gc : task.collectives) sizeFor(task.stream, gc);
@@ -190,6 +187,11 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
 StepRunner::~StepRunner() {
   channels_.clear();
   if (pipeline_ != MPI_COMM_NULL) MPI_Comm_free(&pipeline_);
+}
+
+int StepRunner::rankOnStage(int stage) const {
+  const RankCoordinates me = layout_.coordinates(rank_);
+  return layout_.rank({me.tensor, me.data, stage});
 }
 
 StepRunner::Channel& StepRunner::channel(StreamKind stream, Group group) {
@@ -243,7 +245,7 @@ void StepRunner::runStream(StreamKind stream, std::vector<MeasuredTask>& times, 
     // The pipeline messages it waits for arrive on the compute stream (Megatron-LM's blocking recv).
     for (int dep : remoteDeps_[static_cast<std::size_t>(i)]) {
       const sim::Task& from = graph_.tasks[static_cast<std::size_t>(dep)];
-      const int peer = layout_.rank({layout_.coordinates(rank_).tensor, layout_.coordinates(rank_).data, from.stage});
+      const int peer = rankOnStage(from.stage);
       const int bytes = from.collectives.empty() ? 0 : static_cast<int>(whole(from.collectives.front().bytes));
       // Waited for without spinning: a GPU waiting for a message leaves the other GPUs' work alone,
       // and a rank here must leave the cores it shares with other ranks to them.
@@ -277,7 +279,7 @@ void StepRunner::execute(int index, MeasuredTask& times, double origin) {
         // A pipeline send: posted to every stage that waits for it; the step waits for it at its end.
         const int bytes = task.collectives.empty() ? 0 : static_cast<int>(whole(task.collectives.front().bytes));
         for (int stage : sendTo_[static_cast<std::size_t>(index)]) {
-          const int peer = layout_.rank({layout_.coordinates(rank_).tensor, layout_.coordinates(rank_).data, stage});
+          const int peer = rankOnStage(stage);
           sends_.emplace_back();
           MPI_Isend(scratch_->message.data(), bytes, MPI_BYTE, peer, index % tagBound_, pipeline_, &sends_.back());
         }

@@ -22,6 +22,7 @@
 #include "bench/train/rank_groups.h"
 #include "bench/train/train_options.h"
 #include "bench/watchdog.h"
+#include "collectives/device.h"
 #include "collectives/vocabulary.h"
 #include "sim/training/step_graph.h"
 
@@ -57,6 +58,7 @@ class StepRunner {
   void runCollective(sim::StreamKind stream, const sim::GroupCollective& collective);
   void compute(const sim::Task& task);
   Channel& channel(sim::StreamKind stream, sim::Group group);
+  int rankOnStage(int stage) const;  // this rank's counterpart (same tensor and data index) on `stage`
 
   const sim::StepGraph& graph_;
   RankLayout layout_;
@@ -70,6 +72,7 @@ class StepRunner {
   std::vector<std::unique_ptr<Channel>> channels_;         // per (stream, group)
   MPI_Comm pipeline_ = MPI_COMM_NULL;
   std::unique_ptr<Scratch> scratch_;
+  HostDevice host_;  // where cclab's algorithms reduce (--backend cclab)
   std::vector<MPI_Request> sends_;
   std::atomic<std::int64_t> wrong_{0};  // streams check at once
   std::atomic<bool> corrupted_{false};

@@ -53,13 +53,6 @@ double hidden(const StepSample& s) {
   return s.dataComm > 0 ? std::clamp(1 - (s.parts.dpComm + s.parts.shardComm) / s.dataComm, 0.0, 1.0) : 0.0;
 }
 
-// nccl-tests's percentile: the value at rank ceil(n p / 100) of the sorted samples.
-double percentile(std::vector<double> v, int p) {
-  std::sort(v.begin(), v.end());
-  const std::size_t index = std::min(v.size() - 1, (v.size() * static_cast<std::size_t>(p) + 99) / 100 - 1);
-  return v[index];
-}
-
 double peakRssBytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -218,26 +211,40 @@ int runTrainBench(const TrainOptions& o) {
   }
   if (rank != 0) return wrongAll > 0 ? 1 : 0;
 
-  // The summary: step time over the measured steps beside the prediction, the parts' means.
-  std::vector<double> seconds;
+  // The record: the measured steps, the parts' means over them, peak memory, what ran.
   sim::StepTime mean;
   double hiddenMean = 0, skew = 0;
-  for (const StepSample& s : samples) {
-    seconds.push_back(s.seconds);
+  results::TrainingMeasurement m;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const StepSample& s = samples[i];
+    m.steps.push_back({static_cast<long>(o.warmup + static_cast<int>(i)), s.seconds, {}});
     const double w = 1.0 / static_cast<double>(samples.size());
     mean.compute += w * s.parts.compute, mean.tpComm += w * s.parts.tpComm, mean.ppComm += w * s.parts.ppComm;
     mean.dpComm += w * s.parts.dpComm, mean.shardComm += w * s.parts.shardComm, mean.offload += w * s.parts.offload;
     mean.bubble += w * s.parts.bubble, mean.optimizer += w * s.parts.optimizer, mean.overhead += w * s.parts.overhead;
-    mean.total += w * s.seconds;
     hiddenMean += w * hidden(s);
     skew += w * s.skew;
   }
-  const double median = percentile(seconds, 50);
+  const results::Json measuredParts = sim::toJson(mean);
+  for (const auto& [key, value] : measuredParts.items()) {
+    if (key != "total" && key != "interference") m.parts[key] = value.get<double>();
+  }
+  m.parts["exposed_comm"] = exposedComm(mean);
+  m.parts["hidden_comm_fraction"] = hiddenMean;
+  m.source = o.jsonPath;
+  m.format = "cclab";
+  m.ranks = size;
+  m.globalBatch = config.globalBatch;
+  m.peakAllocatedBytes = peakRss;
+  m.settings = sim::toJson(settings);
   const sim::StepTime& predicted = run.estimate.step;
-  std::printf("#\n# step time: min %.4g  p50 %.4g  p99 %.4g s; predicted %.4g s (%+.1f%%)\n", *std::min_element(seconds.begin(), seconds.end()),
-              median, percentile(seconds, 99), predicted.total, 100 * (predicted.total / median - 1));
+
+  // The summary: step time over the measured steps beside the prediction, the parts' means.
+  const results::StepStatistics steps = results::stepStatistics(m);
+  std::printf("#\n# step time: min %.4g  p50 %.4g  p99 %.4g s; predicted %.4g s (%+.1f%%)\n", steps.min, steps.median, steps.p99,
+              predicted.total, 100 * (predicted.total / steps.median - 1));
   std::printf("# %-16s %12s %12s\n", "part (mean)", "measured(s)", "predicted(s)");
-  const results::Json measuredParts = sim::toJson(mean), predictedParts = sim::toJson(predicted);
+  const results::Json predictedParts = sim::toJson(predicted);
   for (const auto& [key, value] : measuredParts.items()) {
     if (key == "total" || key == "interference") continue;
     std::printf("# %-16s %12.4g %12.4g\n", key.c_str(), value.get<double>(), predictedParts.at(key).get<double>());
@@ -248,19 +255,6 @@ int runTrainBench(const TrainOptions& o) {
   else if (o.check) std::printf("# Out of bounds values : 0 OK\n");
 
   if (!o.jsonPath.empty()) {
-    results::TrainingMeasurement m;
-    m.source = o.jsonPath;
-    m.format = "cclab";
-    m.ranks = size;
-    m.globalBatch = config.globalBatch;
-    for (std::size_t i = 0; i < samples.size(); ++i) m.steps.push_back({static_cast<long>(o.warmup + static_cast<int>(i)), samples[i].seconds, {}});
-    for (const auto& [key, value] : measuredParts.items()) {
-      if (key != "total" && key != "interference") m.parts[key] = value.get<double>();
-    }
-    m.parts["exposed_comm"] = exposedComm(mean);
-    m.parts["hidden_comm_fraction"] = hiddenMean;
-    m.peakAllocatedBytes = peakRss;
-    m.settings = sim::toJson(settings);
     const LocalInfo host = localInfo();
     m.run = {{"tool", "ccbench train"},      {"backend", o.backend}, {"algo", o.backend == "cclab" ? o.algo : "native"},
              {"compute", std::string(name(o.compute))}, {"host", host.host}, {"cpu", host.cpuModel}, {"mpi", mpiLibraryVersion()},
