@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "collectives/errors.h"
+
 namespace cclab::bench {
 namespace {
 
@@ -121,6 +123,37 @@ bool stderrIsTerminal() {
   if (n <= 0) return false;
   const std::string_view path(target, static_cast<std::size_t>(n));
   return path.starts_with("/dev/pts/") || path.starts_with("/dev/tty");
+}
+
+HostPosition hostPosition() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  std::string identity(name);
+  identity = identity.substr(0, identity.find('.'));
+  std::ifstream bootId("/proc/sys/kernel/random/boot_id");
+  std::string boot;
+  std::getline(bootId, boot);
+  identity += boot;
+  std::uint64_t hash = 5381;  // djb2a
+  for (unsigned char ch : identity) hash = (hash * 33) ^ ch;
+  int process = 0, processes = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &process);
+  MPI_Comm_size(MPI_COMM_WORLD, &processes);
+  std::vector<std::uint64_t> hashes(static_cast<std::size_t>(processes));
+  MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  HostPosition p{0, 0};
+  for (int r = 0; r < processes; ++r) {
+    if (hashes[static_cast<std::size_t>(r)] != hash) continue;
+    if (r < process) ++p.index;
+    ++p.processes;
+  }
+  return p;
+}
+
+void agreeOrThrow(const std::string& localProblem, const std::string& summary) {
+  int bad = localProblem.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (bad) throw InputError(localProblem.empty() ? summary : localProblem);
 }
 
 }  // namespace cclab::bench

@@ -30,6 +30,19 @@ results::RankPlacement cpuPlacement(const LocalInfo& info, int rank);
 // Collective over MPI_COMM_WORLD: every process's placements, in rank order, on process 0 (empty
 // elsewhere). Each process passes the same number.
 std::vector<results::RankPlacement> gatherPlacement(const std::vector<results::RankPlacement>& mine);
+// Where this process sits on its host, as nccl-tests finds it: processes with the same host name
+// and boot id are numbered in MPI rank order. Collective over MPI_COMM_WORLD.
+struct HostPosition {
+  int index = 0;      // among the processes on this host
+  int processes = 1;  // on this host
+};
+HostPosition hostPosition();
+
+// Throws the same InputError on every process when any process has a problem (a GPU it cannot
+// use, memory that does not fit), so they all stop instead of some waiting for the others.
+// Collective over MPI_COMM_WORLD; `localProblem` empty where this process has none.
+void agreeOrThrow(const std::string& localProblem, const std::string& summary);
+
 // Whether the user sees our stderr on a terminal: ours, or under a launcher, the launcher's.
 bool stderrIsTerminal();
 

@@ -4,7 +4,8 @@
 #   test     the GPU tests (exact results of every collective x datatype x op, NCCL and cclab's
 #            CUDA ring with 1-4 processes sharing GPU 0)
 #   measure  NCCL at 1 rank, 8 B - 4 GiB, for the five collectives nccl-tests was run with; cclab's
-#            CUDA ring with 2, 4 and 8 processes sharing GPU 0; the reduce kernel vs cudaMemcpy
+#            CUDA ring with 2, 4 and 8 processes sharing GPU 0; ccbench train (GPT-2 on one GPU,
+#            DDP vs ZeRO-3 with 2 processes on GPU 0); the reduce kernel vs cudaMemcpy
 #   check    ccbench's NCCL numbers against nccl-tests's from the same kind of machine
 #            (tests/data/nccl-tests-h100): algbw within 3% from 32 MiB, time within 1 us below
 #
@@ -77,6 +78,20 @@ if wants measure; then
     note "cclab CUDA ring, $np processes on one GPU, 8 B - 1 GiB"
     "${mpirun[@]}" -np "$np" "$ccbench" all --backend cclab --device cuda -b 8 -e 1G -f 4 -w 5 -n 20 \
         -J "$out/cclab_cuda_ring_np$np.json" >"$out/cclab_cuda_ring_np$np.txt" 2>"$logs/cclab_np$np.err" || { status=1; note "FAILED: np $np"; }
+  done
+  # Training steps on the GPU beside their predictions (cuBLAS GEMMs in bf16): GPT-2 on one GPU,
+  # and DDP vs ZeRO-3 with 2 processes sharing GPU 0 over cclab's CUDA ring (HBM is the link).
+  train=(train --model gpt2 --cluster dgx-h100 --precision mixed --micro-batch 8 -w 3 -n 10)
+  note "ccbench train: GPT-2, 1 rank, NCCL"
+  "${mpirun[@]}" -np 1 "$ccbench" "${train[@]}" --global-batch 8 --backend nccl -J "$out/train_gpt2_np1.json" \
+      --trace "$out/train_gpt2_np1.trace.json" >"$out/train_gpt2_np1.txt" 2>"$logs/train_np1.err" || { status=1; note "FAILED: train np 1"; }
+  grep -E "^# step time" "$out/train_gpt2_np1.txt" | tee -a "$logs/summary.txt"
+  for zero in 0 3; do
+    note "ccbench train: GPT-2, ZeRO-$zero, 2 processes on GPU 0, cclab CUDA ring, every collective checked"
+    CUDA_VISIBLE_DEVICES=0 "${mpirun[@]}" -x CUDA_VISIBLE_DEVICES -np 2 "$ccbench" "${train[@]}" --global-batch 16 --zero "$zero" \
+        --backend cclab --device cuda -c 1 -J "$out/train_gpt2_zero${zero}_np2.json" --trace "$out/train_gpt2_zero${zero}_np2.trace.json" \
+        >"$out/train_gpt2_zero${zero}_np2.txt" 2>"$logs/train_zero$zero.err" || { status=1; note "FAILED: train ZeRO-$zero"; }
+    grep -E "^# (step time|Out of bounds)" "$out/train_gpt2_zero${zero}_np2.txt" | tee -a "$logs/summary.txt"
   done
   note "reduce kernel vs cudaMemcpy (benchmarks/cuda_reduce_bench)"
   "$build/benchmarks/cuda_reduce_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \

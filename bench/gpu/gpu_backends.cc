@@ -27,46 +27,6 @@
 namespace cclab::bench {
 namespace {
 
-// Where this process sits on its host, as nccl-tests finds it: processes with the same host name
-// and boot id are numbered in MPI rank order.
-struct HostPosition {
-  int index = 0;      // among the processes on this host
-  int processes = 1;  // on this host
-};
-
-HostPosition hostPosition() {
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  std::string identity(name);
-  identity = identity.substr(0, identity.find('.'));
-  std::ifstream bootId("/proc/sys/kernel/random/boot_id");
-  std::string boot;
-  std::getline(bootId, boot);
-  identity += boot;
-  std::uint64_t hash = 5381;  // djb2a
-  for (unsigned char ch : identity) hash = (hash * 33) ^ ch;
-  int process = 0, processes = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &process);
-  MPI_Comm_size(MPI_COMM_WORLD, &processes);
-  std::vector<std::uint64_t> hashes(static_cast<std::size_t>(processes));
-  MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
-  HostPosition p{0, 0};
-  for (int r = 0; r < processes; ++r) {
-    if (hashes[static_cast<std::size_t>(r)] != hash) continue;
-    if (r < process) ++p.index;
-    ++p.processes;
-  }
-  return p;
-}
-
-// Throws the same InputError on every process when any process has a problem (a GPU it cannot
-// use, memory that does not fit), so they all stop instead of some waiting for the others.
-void agreeOrThrow(const std::string& localProblem, const std::string& summary) {
-  int bad = localProblem.empty() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (bad) throw InputError(localProblem.empty() ? summary : localProblem);
-}
-
 class GpuBackend;
 
 // The timed loop on GPUs, as nccl-tests runs it: warm-up, one more collective that completes
@@ -346,13 +306,6 @@ class NcclBackend final : public GpuBackend {
   std::vector<cudaGraphExec_t> graphs_;
 };
 #endif
-
-int gpusOrThrow() {
-  const int n = cudaDeviceCountOrZero();
-  agreeOrThrow(n == 0 ? "no GPU found (cudaGetDeviceCount found none: is the NVIDIA driver loaded?)" : "",
-               "another rank found no GPU");
-  return n;
-}
 
 }  // namespace
 

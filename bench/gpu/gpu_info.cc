@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/system_info.h"
 #include "collectives/cuda/cuda_error.h"
 
 namespace cclab::bench {
@@ -121,6 +122,13 @@ results::Json describeGpuSystem() {
     }
   }
   return system;
+}
+
+int gpusOrThrow() {
+  const int n = cudaDeviceCountOrZero();
+  agreeOrThrow(n == 0 ? "no GPU found (cudaGetDeviceCount found none: is the NVIDIA driver loaded?)" : "",
+               "another rank found no GPU");
+  return n;
 }
 
 }  // namespace cclab::bench

@@ -19,4 +19,8 @@ std::string gpuName(int gpu);
 // for each pair whether they reach each other by NVLink, PCIe peer access, or only through host.
 results::Json describeGpuSystem();
 
+// The number of GPUs this process sees; InputError on every rank when any rank sees none.
+// Collective over MPI_COMM_WORLD.
+int gpusOrThrow();
+
 }  // namespace cclab::bench

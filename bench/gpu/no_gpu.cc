@@ -1,6 +1,7 @@
 // A build without CUDA has no GPU backends; ccbench's options refuse them before this is reached.
 
 #include "bench/backend.h"
+#include "bench/train/step_platform.h"
 #include "collectives/errors.h"
 
 namespace cclab::bench {
@@ -10,6 +11,10 @@ std::unique_ptr<Backend> makeNcclBackend(const Options&) {
 }
 
 std::unique_ptr<Backend> makeCudaAlgorithmBackend(const Options&) {
+  throw InputError("--device cuda: this ccbench was built without CUDA");
+}
+
+std::unique_ptr<StepPlatform> makeGpuPlatform(const TrainOptions&, DataType) {
   throw InputError("--device cuda: this ccbench was built without CUDA");
 }
 

@@ -11,13 +11,9 @@
 
 #include <sys/prctl.h>
 
-#include <Eigen/Core>
 #include <fmt/format.h>
 
 #include "collectives/communicator.h"
-#include "collectives/device.h"
-#include "collectives/mpi/mpi_communicator.h"
-#include "collectives/mpi/mpi_transport.h"
 #include "collectives/verify/verify.h"
 
 namespace cclab::bench {
@@ -49,21 +45,21 @@ std::size_t whole(double x) { return static_cast<std::size_t>(std::max(1.0, std:
 
 }  // namespace
 
-// One group's communicator for one stream: the MPI library's collectives, or cclab's algorithms
-// over MPI point-to-point.
+// One group's communicator for one stream, and the stream's buffers on the platform's device,
+// sized for its largest collective on this group (-c 1 stages its checks through host copies).
 struct StepRunner::Channel {
-  std::unique_ptr<MpiTransport> transport;
-  std::unique_ptr<Communicator> communicator;
-  std::vector<char> send, recv;  // the stream's buffers, sized for its largest collective on this group
-};
+  std::unique_ptr<StepLink> link;
+  Device* device = nullptr;
+  void* send = nullptr;
+  void* recv = nullptr;
+  std::size_t sendBytes = 0, recvBytes = 0;
+  std::vector<char> hostSend, hostRecv;
 
-// What compute tasks work on: GEMM operands, a buffer the element-wise passes stream through, the
-// optimizer's states, and the pipeline's message buffers.
-struct StepRunner::Scratch {
-  std::vector<float> a, b, c;
-  std::vector<float> stream;
-  std::vector<float> parameters, gradients, momentum, variance;
-  std::vector<char> message;
+  Communicator& communicator() { return link->communicator(); }
+  ~Channel() {
+    if (send) device->release(send);
+    if (recv) device->release(recv);
+  }
 };
 
 struct StepRunner::Progress {
@@ -73,8 +69,9 @@ struct StepRunner::Progress {
   bool failed = false;
 };
 
-StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, const TrainOptions& options, DataType dtype, Watchdog& watchdog)
-    : graph_(graph), layout_(layout), options_(options), dtype_(dtype), watchdog_(watchdog), scratch_(std::make_unique<Scratch>()),
+StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, const TrainOptions& options, DataType dtype, StepPlatform& platform,
+                       Watchdog& watchdog)
+    : graph_(graph), layout_(layout), options_(options), dtype_(dtype), platform_(platform), watchdog_(watchdog),
       progress_(std::make_unique<Progress>()) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // 1 ns timer slack for the stream threads (they inherit it)
@@ -118,13 +115,9 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
       MPI_Comm comm;
       MPI_Comm_split(MPI_COMM_WORLD, layout_.color(group, rank_), rank_, &comm);
       auto ch = std::make_unique<Channel>();
-      if (options.backend == "cclab") {
-        ch->transport = std::make_unique<MpiTransport>(comm);
-        ch->communicator = std::make_unique<AlgorithmCommunicator>(*ch->transport, host_, options.algo);
-      } else {
-        ch->communicator = std::make_unique<MpiCommunicator>(comm);
-      }
-      MPI_Comm_free(&comm);  // both dup it
+      ch->link = platform_.link(comm, stream);
+      ch->device = &platform_.device(stream);
+      MPI_Comm_free(&comm);  // the communicators dup it
       channels_[static_cast<std::size_t>(channelIndex(stream, group))] = std::move(ch);
     }
   }
@@ -132,18 +125,16 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
 
   // Buffers sized by the graph: each channel's largest collective, the largest GEMM's operands,
   // the element-wise passes' working set, the optimizer's shard and the largest pipeline message.
-  auto grow = [](std::vector<char>& buffer, std::size_t bytes) {
-    if (buffer.size() < bytes) buffer.assign(bytes, 0);
-  };
   auto sizeFor = [&](StreamKind stream, const sim::GroupCollective& gc) {
     Channel& ch = channel(stream, gc.group);
-    const int ranks = ch.communicator->size();
+    const int ranks = ch.communicator().size();
     const std::size_t count = countForBytes(gc.collective, static_cast<std::size_t>(gc.bytes), dtype_, ranks);
-    const BufferLayout l = bufferLayout(gc.collective, count, ranks, ch.communicator->rank());
-    grow(ch.send, std::max<std::size_t>(1, l.sendCount) * sizeOf(dtype_));
-    grow(ch.recv, std::max<std::size_t>(1, l.recvCount) * sizeOf(dtype_));
+    const BufferLayout l = bufferLayout(gc.collective, count, ranks, ch.communicator().rank());
+    ch.sendBytes = std::max(ch.sendBytes, std::max<std::size_t>(1, l.sendCount) * sizeOf(dtype_));
+    ch.recvBytes = std::max(ch.recvBytes, std::max<std::size_t>(1, l.recvCount) * sizeOf(dtype_));
   };
-  std::size_t a = 1, b = 1, c = 1, stream = 1, parameters = 0, message = 1;
+  ComputeSizes sizes;
+  std::size_t& message = sizes.message;
   const bool gemms = options.compute == ComputeMode::Gemm;
   for (int i : streamTasks_[static_cast<std::size_t>(StreamKind::Compute)]) {
     const sim::Task& task = graph.tasks[static_cast<std::size_t>(i)];
@@ -154,13 +145,13 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
     if (!gemms) continue;
     if (task.gemmSet >= 0) {
       for (const sim::Gemm& g : graph.gemmSets[static_cast<std::size_t>(task.gemmSet)]) {
-        a = std::max(a, whole(g.m) * whole(g.k));
-        b = std::max(b, whole(g.k) * whole(g.n));
-        c = std::max(c, whole(g.m) * whole(g.n));
+        sizes.a = std::max(sizes.a, whole(g.m) * whole(g.k));
+        sizes.b = std::max(sizes.b, whole(g.k) * whole(g.n));
+        sizes.c = std::max(sizes.c, whole(g.m) * whole(g.n));
       }
     }
-    stream = std::max(stream, std::min<std::size_t>(std::size_t{16} << 20, whole(task.memoryBytes / 8)));
-    parameters = std::max(parameters, static_cast<std::size_t>(task.parameters));
+    sizes.stream = std::max(sizes.stream, std::min<std::size_t>(std::size_t{16} << 20, whole(task.memoryBytes / 8)));
+    sizes.parameters = std::max(sizes.parameters, static_cast<std::size_t>(task.parameters));
   }
   for (int i = 0; i < static_cast<int>(n); ++i) {
     const sim::Task& task = graph.tasks[static_cast<std::size_t>(i)];
@@ -174,13 +165,26 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
       }
     }
   }
-  // Touch every page now (std::vector zero-fills), not inside the first timed step.
-  scratch_->a.assign(a, 1.0f / 64);
-  scratch_->b.assign(b, 1.0f / 64);
-  scratch_->c.assign(c, 0.0f);
-  if (gemms) scratch_->stream.assign(stream, 1.0f);
-  for (auto* v : {&scratch_->parameters, &scratch_->gradients, &scratch_->momentum, &scratch_->variance}) v->assign(parameters, 0.001f);
-  scratch_->message.assign(message, 0);
+  // Allocate and touch every buffer now, not inside the first timed step.
+  platform_.reserve(sizes);
+  std::size_t largest = 0;
+  for (const auto& ch : channels_) {
+    if (ch) largest = std::max({largest, ch->sendBytes, ch->recvBytes});
+  }
+  const std::vector<char> zeros(largest, 0);
+  for (const auto& ch : channels_) {
+    if (!ch) continue;  // the offload stream runs no collectives
+    for (auto [buffer, bytes] : {std::pair{&ch->send, ch->sendBytes}, std::pair{&ch->recv, ch->recvBytes}}) {
+      if (bytes == 0) continue;
+      *buffer = ch->device->allocate(bytes);
+      ch->device->copy(*buffer, zeros.data(), bytes);
+    }
+    if (options_.check) {
+      ch->hostSend.assign(ch->sendBytes, 0);
+      ch->hostRecv.assign(ch->recvBytes, 0);
+    }
+    ch->link->wait([] {});
+  }
   progress_->done.assign(n, 0);
 }
 
@@ -243,20 +247,7 @@ void StepRunner::runStream(StreamKind stream, std::vector<MeasuredTask>& times, 
       if (progress_->failed) return;
     }
     // The pipeline messages it waits for arrive on the compute stream (Megatron-LM's blocking recv).
-    for (int dep : remoteDeps_[static_cast<std::size_t>(i)]) {
-      const sim::Task& from = graph_.tasks[static_cast<std::size_t>(dep)];
-      const int peer = rankOnStage(from.stage);
-      const int bytes = from.collectives.empty() ? 0 : static_cast<int>(whole(from.collectives.front().bytes));
-      // Waited for without spinning: a GPU waiting for a message leaves the other GPUs' work alone,
-      // and a rank here must leave the cores it shares with other ranks to them.
-      MPI_Request request;
-      MPI_Irecv(scratch_->message.data(), bytes, MPI_BYTE, peer, dep % tagBound_, pipeline_, &request);
-      for (int arrived = 0;;) {
-        MPI_Test(&request, &arrived, MPI_STATUS_IGNORE);
-        if (arrived) break;
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-      }
-    }
+    for (int dep : remoteDeps_[static_cast<std::size_t>(i)]) receiveMessage(dep);
     execute(i, times[static_cast<std::size_t>(i)], origin);
     watchdog_.kick();
     std::lock_guard lock(progress_->mutex);
@@ -270,6 +261,22 @@ void StepRunner::runStream(StreamKind stream, std::vector<MeasuredTask>& times, 
   }
 }
 
+void StepRunner::receiveMessage(int dep) {
+  const sim::Task& from = graph_.tasks[static_cast<std::size_t>(dep)];
+  const int peer = rankOnStage(from.stage);
+  const int bytes = from.collectives.empty() ? 0 : static_cast<int>(whole(from.collectives.front().bytes));
+  // Waited for without spinning: a GPU waiting for a message leaves the other GPUs' work alone,
+  // and a rank here must leave the cores it shares with other ranks to them.
+  MPI_Request request;
+  MPI_Irecv(platform_.messageBuffer(), bytes, MPI_BYTE, peer, dep % tagBound_, pipeline_, &request);
+  for (int arrived = 0;;) {
+    MPI_Test(&request, &arrived, MPI_STATUS_IGNORE);
+    if (arrived) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  platform_.messageFromHost(static_cast<std::size_t>(bytes));
+}
+
 void StepRunner::execute(int index, MeasuredTask& times, double origin) {
   const sim::Task& task = graph_.tasks[static_cast<std::size_t>(index)];
   times.start = now() - origin;
@@ -278,10 +285,11 @@ void StepRunner::execute(int index, MeasuredTask& times, double origin) {
       if (task.part == sim::Part::PipeComm) {
         // A pipeline send: posted to every stage that waits for it; the step waits for it at its end.
         const int bytes = task.collectives.empty() ? 0 : static_cast<int>(whole(task.collectives.front().bytes));
+        platform_.messageToHost(static_cast<std::size_t>(bytes));
         for (int stage : sendTo_[static_cast<std::size_t>(index)]) {
           const int peer = rankOnStage(stage);
           sends_.emplace_back();
-          MPI_Isend(scratch_->message.data(), bytes, MPI_BYTE, peer, index % tagBound_, pipeline_, &sends_.back());
+          MPI_Isend(platform_.messageBuffer(), bytes, MPI_BYTE, peer, index % tagBound_, pipeline_, &sends_.back());
         }
         break;
       }
@@ -311,57 +319,41 @@ void StepRunner::compute(const sim::Task& task) {
     sleepFor(task.seconds - task.tensorCommSeconds);
     return;
   }
-  Scratch& s = *scratch_;
-  if (task.gemmSet >= 0) {
-    using Matrix = Eigen::Map<Eigen::MatrixXf>;
-    for (const sim::Gemm& g : graph_.gemmSets[static_cast<std::size_t>(task.gemmSet)]) {
-      const auto m = static_cast<Eigen::Index>(whole(g.m)), k = static_cast<Eigen::Index>(whole(g.k)), n = static_cast<Eigen::Index>(whole(g.n));
-      Matrix a(s.a.data(), m, k), b(s.b.data(), k, n), c(s.c.data(), m, n);
-      for (std::size_t r = whole(g.count); r > 0; --r) c.noalias() = a * b;
-    }
-  }
-  // Element-wise kernels: read and write `memoryBytes` in all, through a buffer of at most 64 MiB.
-  for (double left = task.memoryBytes / 8; left >= 1;) {
-    const std::size_t n = std::min(s.stream.size(), static_cast<std::size_t>(left));
-    float* x = s.stream.data();
-    for (std::size_t i = 0; i < n; ++i) x[i] = x[i] * 0.999f + 0.001f;
-    left -= static_cast<double>(n);
-  }
-  if (task.parameters > 0) {
-    // Fused Adam over the shard: reads parameters, gradients and both moments, writes three.
-    const auto n = std::min(s.parameters.size(), static_cast<std::size_t>(task.parameters));
-    float *p = s.parameters.data(), *g = s.gradients.data(), *m = s.momentum.data(), *v = s.variance.data();
-    for (std::size_t i = 0; i < n; ++i) {
-      m[i] = 0.9f * m[i] + 0.1f * g[i];
-      v[i] = 0.999f * v[i] + 0.001f * g[i] * g[i];
-      p[i] -= 1e-4f * m[i] / (std::sqrt(v[i]) + 1e-8f);
-    }
-  }
+  std::span<const sim::Gemm> gemms;
+  if (task.gemmSet >= 0) gemms = graph_.gemmSets[static_cast<std::size_t>(task.gemmSet)];
+  platform_.compute(task, gemms);
 }
 
 void StepRunner::runCollective(StreamKind stream, const sim::GroupCollective& gc) {
   Channel& ch = channel(stream, gc.group);
-  Communicator& comm = *ch.communicator;
+  Communicator& comm = ch.communicator();
   const int ranks = comm.size();
   if (ranks <= 1) return;
   const std::size_t count = countForBytes(gc.collective, static_cast<std::size_t>(gc.bytes), dtype_, ranks);
   if (count == 0) return;
-  CollectiveArgs args{ch.send.data(), ch.recv.data(), count, dtype_, ReduceOp::Sum, 0};
+  CollectiveArgs args{ch.send, ch.recv, count, dtype_, ReduceOp::Sum, 0};
+  const auto kick = [this] { watchdog_.kick(); };
   if (options_.check == 0) {
     comm.run(gc.collective, args);
+    ch.link->wait(kick);
     return;
   }
   // -c 1: verifiable inputs, a poisoned output, the exact result checked.
   const std::optional<ReduceOp> op = reduces(gc.collective) ? std::optional(ReduceOp::Sum) : std::nullopt;
   verify::Verifier verifier(gc.collective, dtype_, op, count, ranks, comm.rank(), 0);
   const BufferLayout l = bufferLayout(gc.collective, count, ranks, comm.rank());
-  verifier.fillInput(ch.send.data(), 0);
-  verifier.poison(ch.recv.data(), l.recvCount);
+  const std::size_t sendBytes = l.sendCount * sizeOf(dtype_), recvBytes = l.recvCount * sizeOf(dtype_);
+  verifier.fillInput(ch.hostSend.data(), 0);
+  verifier.poison(ch.hostRecv.data(), l.recvCount);
+  ch.device->copy(ch.send, ch.hostSend.data(), sendBytes);
+  ch.device->copy(ch.recv, ch.hostRecv.data(), recvBytes);
   comm.run(gc.collective, args);
+  ch.device->copy(ch.hostRecv.data(), ch.recv, recvBytes);
+  ch.link->wait(kick);
   if (options_.debugCorruptRank == rank_ && l.recvCount > 0 && !corrupted_.exchange(true)) {
-    ch.recv[0] = static_cast<char>(ch.recv[0] ^ 1);  // the test hook: one flipped bit
+    ch.hostRecv[0] = static_cast<char>(ch.hostRecv[0] ^ 1);  // the test hook: one flipped bit
   }
-  wrong_ += verifier.countWrong(ch.recv.data(), 0, [this] { watchdog_.kick(); });
+  wrong_ += verifier.countWrong(ch.hostRecv.data(), 0, kick);
 }
 
 }  // namespace cclab::bench

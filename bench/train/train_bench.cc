@@ -1,7 +1,6 @@
 #include "bench/train/train_bench.h"
 
 #include <mpi.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -51,12 +50,6 @@ sim::StepTime unpack(const double* d) {
 double exposedComm(const sim::StepTime& s) { return s.tpComm + s.ppComm + s.dpComm + s.shardComm; }
 double hidden(const StepSample& s) {
   return s.dataComm > 0 ? std::clamp(1 - (s.parts.dpComm + s.parts.shardComm) / s.dataComm, 0.0, 1.0) : 0.0;
-}
-
-double peakRssBytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) * 1024;  // Linux: KiB
 }
 
 // The settings as run: every rank is one GPU of the layout. A cluster smaller than the job gets
@@ -118,16 +111,19 @@ int runTrainBench(const TrainOptions& o) {
   const std::string layoutText = sim::describeLayout(config);
 
   Watchdog watchdog(o.timeoutS, rank);
+  watchdog.describe("setting up the device");
+  const std::unique_ptr<StepPlatform> platform = o.device == "cuda" ? makeGpuPlatform(o, dtype) : makeCpuPlatform(o, dtype);
   watchdog.describe("creating the groups' communicators");
-  StepRunner runner(run.graph, layout, o, dtype, watchdog);
+  StepRunner runner(run.graph, layout, o, dtype, *platform, watchdog);
   if (o.debugStallRank == rank) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // the test hook: a stalled rank
   }
 
   if (rank == 0) {
     std::printf("# ccbench train: %s on %s, %d rank(s): %s\n", run.modelName.c_str(), run.job.name.c_str(), size, layoutText.c_str());
-    std::printf("# backend %s%s, compute %s, collectives in %s, %zu tasks per step; %d warm-up + %d measured steps%s\n", o.backend.c_str(),
-                o.backend == "cclab" ? (" (" + o.algo + ")").c_str() : "", std::string(name(o.compute)).c_str(), std::string(name(dtype)).c_str(),
+    std::printf("# device %s, backend %s%s, compute %s, collectives in %s, %zu tasks per step; %d warm-up + %d measured steps%s\n",
+                platform->describe().c_str(), o.backend.c_str(), o.backend == "cclab" ? (" (" + o.algo + ")").c_str() : "",
+                std::string(name(o.compute)).c_str(), std::string(name(dtype)).c_str(),
                 run.graph.tasks.size(), o.warmup, o.iters, o.check ? ", every collective checked" : "");
     std::printf("#\n# %5s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "step", "time(s)", "compute", "tp_comm", "pp_comm", "dp_comm",
                 "shard_comm", "bubble", "optimizer", "skew(s)");
@@ -184,9 +180,9 @@ int runTrainBench(const TrainOptions& o) {
 
   long long wrong = runner.wrongElements(), wrongAll = 0;
   MPI_Allreduce(&wrong, &wrongAll, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  const double rss = peakRssBytes();
-  double peakRss = 0;
-  MPI_Reduce(&rss, &peakRss, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  const double memory = platform->peakMemoryBytes();
+  double peakMemory = 0;
+  MPI_Reduce(&memory, &peakMemory, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 
   // The last measured step's task times, every rank's, for the trace.
   std::vector<std::vector<double>> perRank;
@@ -235,7 +231,7 @@ int runTrainBench(const TrainOptions& o) {
   m.format = "cclab";
   m.ranks = size;
   m.globalBatch = config.globalBatch;
-  m.peakAllocatedBytes = peakRss;
+  m.peakAllocatedBytes = peakMemory;
   m.settings = sim::toJson(settings);
   const sim::StepTime& predicted = run.estimate.step;
 
@@ -249,15 +245,16 @@ int runTrainBench(const TrainOptions& o) {
     if (key == "total" || key == "interference") continue;
     std::printf("# %-16s %12.4g %12.4g\n", key.c_str(), value.get<double>(), predictedParts.at(key).get<double>());
   }
-  std::printf("# data-parallel communication hidden: %.0f%% (predicted %.0f%%); skew between ranks %.3g s; peak RSS %.1f MiB per rank\n",
-              100 * hiddenMean, 100 * run.estimate.hiddenFraction, skew, peakRss / (1 << 20));
+  std::printf("# data-parallel communication hidden: %.0f%% (predicted %.0f%%); skew between ranks %.3g s; peak %s %.1f MiB per rank\n",
+              100 * hiddenMean, 100 * run.estimate.hiddenFraction, skew, platform->memoryKind().c_str(), peakMemory / (1 << 20));
   if (wrongAll > 0) std::printf("# Out of bounds values : %lld FAILED\n", wrongAll);
   else if (o.check) std::printf("# Out of bounds values : 0 OK\n");
 
   if (!o.jsonPath.empty()) {
     const LocalInfo host = localInfo();
     m.run = {{"tool", "ccbench train"},      {"backend", o.backend}, {"algo", o.backend == "cclab" ? o.algo : "native"},
-             {"compute", std::string(name(o.compute))}, {"host", host.host}, {"cpu", host.cpuModel}, {"mpi", mpiLibraryVersion()},
+             {"compute", std::string(name(o.compute))}, {"device", platform->describe()},
+             {"memory", platform->memoryKind()}, {"host", host.host}, {"cpu", host.cpuModel}, {"mpi", mpiLibraryVersion()},
              {"warmup_steps", o.warmup}, {"skew_s", skew}, {"predicted_step_s", predicted.total}, {"command", o.command}};
     results::writeFileAtomically(o.jsonPath, results::dumpJson(results::toJson(m)) + "\n");
   }

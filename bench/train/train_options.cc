@@ -35,9 +35,10 @@ std::optional<TrainOptions> parseTrainOptions(int argc, const char* const* argv,
   sim::cli::TrainingOptions training;
   training.add(app, /*layout=*/true);
   std::string compute = "gemm";
-  app.add_option("--backend", o.backend, "what runs the collectives: mpi (the MPI library's) or cclab (cclab's algorithms)")->capture_default_str();
+  app.add_option("--backend", o.backend, "what runs the collectives: mpi (the MPI library's), cclab (cclab's algorithms) or nccl (GPUs)")
+      ->capture_default_str();
   app.add_option("--algo", o.algo, fmt::format("cclab algorithm family (--backend cclab): {}", algorithmFamilies()))->capture_default_str();
-  app.add_option("--device", o.device, "where the step runs: cpu (cuda: not yet, see docs/gpu.md)")->capture_default_str();
+  app.add_option("--device", o.device, "where the step runs: cpu (Eigen) or cuda (cuBLAS; --backend nccl or cclab)")->capture_default_str();
   app.add_option("--compute", compute, "compute tasks run: gemm (their GEMMs and element-wise passes), sleep (their predicted time), none")
       ->capture_default_str();
   app.add_option("-w,--warmup_iters", o.warmup, "steps run before the measured ones")->capture_default_str();
@@ -62,15 +63,18 @@ std::optional<TrainOptions> parseTrainOptions(int argc, const char* const* argv,
   o.settings = training.settings();
   o.settings.check();
   o.compute = parseIn(kComputeModes, compute, "--compute mode");
-  if (o.backend != "mpi" && o.backend != "cclab") {
-    throw InputError(o.backend == "nccl" ? "--backend nccl: ccbench train runs on the CPU so far (docs/gpu.md); use mpi or cclab"
-                                         : fmt::format("unknown backend '{}' (valid: mpi, cclab)", o.backend));
+  if (o.backend != "mpi" && o.backend != "cclab" && o.backend != "nccl") {
+    throw InputError(fmt::format("unknown backend '{}' (valid: mpi, cclab, nccl)", o.backend));
   }
   if (o.backend == "cclab") findAlgorithm(Collective::AllReduce, o.algo);  // an unknown family fails here
-  if (o.device != "cpu") {
-    throw InputError(o.device == "cuda" ? "--device cuda: ccbench train runs on the CPU so far (docs/gpu.md)"
-                                        : fmt::format("unknown device '{}' (valid: cpu)", o.device));
+  if (o.device != "cpu" && o.device != "cuda") throw InputError(fmt::format("unknown device '{}' (valid: cpu, cuda)", o.device));
+  if (o.backend == "nccl" && app.count("--device") == 0) o.device = "cuda";  // NCCL's collectives run on GPUs
+  if (o.backend == "nccl" && o.device != "cuda") throw InputError("--backend nccl runs on GPUs: use --device cuda");
+  if (o.backend == "mpi" && o.device == "cuda") {
+    throw InputError("--device cuda: the MPI library's collectives run on host memory here; use --backend nccl or cclab");
   }
+  if (o.backend == "nccl" && !buildHasNccl()) throw InputError("--backend nccl: this ccbench was built without NCCL (the configure step found none)");
+  if (o.device == "cuda" && !buildHasCuda()) throw InputError("--device cuda: this ccbench was built without CUDA (the configure step found none)");
   requireAtLeast(o.warmup, 0, "-w");
   requireAtLeast(o.iters, 1, "-n");
   if (o.check != 0 && o.check != 1) throw InputError(fmt::format("-c must be 0 or 1 (got {})", o.check));

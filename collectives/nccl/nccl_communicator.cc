@@ -72,6 +72,24 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpiComm, std::span<CudaDevice* const
   CCLAB_NCCL(ncclGroupEnd());
 }
 
+NcclCommunicator::NcclCommunicator(ncclComm_t comm, CudaDevice& device) : devices_{&device}, comms_{comm} {
+  CCLAB_NCCL(ncclCommUserRank(comm, &firstRank_));
+  CCLAB_NCCL(ncclCommCount(comm, &size_));
+}
+
+std::unique_ptr<NcclCommunicator> NcclCommunicator::split(int color, int key, CudaDevice& device) {
+  if (comms_.size() != 1) throw std::logic_error("NcclCommunicator::split: needs one GPU per process");
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
+  CCLAB_CUDA(cudaSetDevice(device.gpu()));
+  ncclComm_t child = nullptr;
+  CCLAB_NCCL(ncclCommSplit(comms_.front(), color, key, &child, nullptr));
+  return std::unique_ptr<NcclCommunicator>(new NcclCommunicator(child, device));
+#else
+  (void)color, (void)key, (void)device;
+  throw NcclError("ncclCommSplit needs NCCL 2.18 or later");
+#endif
+}
+
 NcclCommunicator::~NcclCommunicator() {
   std::lock_guard lock(abortMutex_);
   if (aborted_) return;  // ncclCommAbort freed them
@@ -210,9 +228,14 @@ void NcclCommunicator::abort() {
   }
 }
 
-std::string NcclCommunicator::libraryVersion() {
+int NcclCommunicator::libraryVersionCode() {
   int code = 0;
-  if (ncclGetVersion(&code) != ncclSuccess) return "";
+  return ncclGetVersion(&code) == ncclSuccess ? code : 0;
+}
+
+std::string NcclCommunicator::libraryVersion() {
+  const int code = libraryVersionCode();
+  if (code == 0) return "";
   // Since 2.9: major*10000 + minor*100 + patch.
   return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100);
 }

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -52,10 +53,17 @@ class NcclCommunicator final : public Communicator {
   static void groupStart();
   static void groupEnd();
 
-  // "2.28.9" of the library loaded at run time.
+  // The ranks of this one-GPU communicator that pass the same `color`, ordered by `key`, as a
+  // new communicator whose calls run on `device`'s stream: ncclCommSplit (NCCL 2.18), as
+  // torch.distributed makes its groups. Collective over this communicator.
+  std::unique_ptr<NcclCommunicator> split(int color, int key, CudaDevice& device);
+
+  // "2.28.9" of the library loaded at run time, and its code (22809; 0 when it does not say).
   static std::string libraryVersion();
+  static int libraryVersionCode();
 
  private:
+  NcclCommunicator(ncclComm_t comm, CudaDevice& device);
   bool streamsIdle();
   void enqueue(Collective collective, const CollectiveArgs& args, int local);
 

@@ -135,7 +135,8 @@ TEST_F(CcbenchTrain, BadInputExitsTwoWithOneLine) {
       {kSmall + " --global-batch 4 --gpus 4", "--gpus 4 but mpirun started 2 rank(s)"},
       {"--model gpt2 --cluster cpu-2core-amd-epyc --global-batch 4 --scale 1000", "--scale 1000 leaves model"},
       {kSmall + " --global-batch 4 --compute fast", "unknown --compute mode 'fast'"},
-      {kSmall + " --global-batch 4 --backend nccl", "--backend nccl"},
+      {kSmall + " --global-batch 4 --backend nccl --device cpu", "--backend nccl runs on GPUs"},
+      {kSmall + " --global-batch 4 --device cuda", "the MPI library's collectives run on host memory"},
       {kSmall + " --global-batch 4 --backend cclab --algo tree", "no cclab algorithm 'tree'"},
       {kSmall + " --global-batch 4 -n 0", "-n must be at least 1"},
       {kSmall + " --global-batch 4 -J /nonexistent-dir/r.json", "cannot write '/nonexistent-dir/r.json'"},
@@ -151,6 +152,19 @@ TEST_F(CcbenchTrain, BadInputExitsTwoWithOneLine) {
     for (std::string line; std::getline(err, line);) lines += line.starts_with("ccbench") ? 1 : 0;
     EXPECT_EQ(lines, 1) << args << "\n" << run.err;
     EXPECT_EQ(run.out.find("# step time"), std::string::npos) << args;
+  }
+}
+
+// Without a GPU, --device cuda stops every rank with one line: the GPU path's tests (label gpu)
+// run the step there.
+TEST_F(CcbenchTrain, DeviceCudaWithoutAGpuExitsTwoWithOneLine) {
+  if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU: the gpu_train_* tests run it";
+  for (const char* backend : {"cclab", "nccl"}) {
+    const Outcome run = train(2, kSmall + " --global-batch 4 --device cuda --backend " + backend);
+    EXPECT_EQ(run.exitCode, 2) << run.err;
+    const bool noGpu = run.err.find("ccbench: error: no GPU found") != std::string::npos;
+    const bool noCuda = run.err.find("this ccbench was built without") != std::string::npos;
+    EXPECT_TRUE(noGpu || noCuda) << run.err;
   }
 }
 
