@@ -5,6 +5,7 @@
 // results: integers in their unsigned twin (wrap-around is defined and order-independent), 16- and
 // 8-bit floats in float with one rounding, the rest natively.
 
+#include <cstdint>
 #include <type_traits>
 
 #include "collectives/hd.h"
@@ -52,7 +53,10 @@ CCLAB_HD inline T combine(T a, T b) {
 template <typename T>
 CCLAB_HD inline T divideElement(T v, int divisor) {
   if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(v / static_cast<T>(divisor));
+    // In 64 bits, then narrowed: the rank count need not fit the type (int8 at 128+ ranks would
+    // divide by a negative number, uint8 at 256+ by zero). As NCCL: the wrapped sum, truncated.
+    if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<std::int64_t>(v) / divisor);
+    else return static_cast<T>(static_cast<std::uint64_t>(v) / static_cast<std::uint64_t>(divisor));
   } else {
     using A = Arith<T>;
     return A::store(A::load(v) / static_cast<typename A::Compute>(divisor));

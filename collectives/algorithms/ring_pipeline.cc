@@ -24,7 +24,7 @@ std::size_t ringSlotBytes(Context& ctx, std::span<const RingStep> steps, DataTyp
   const std::size_t largest = largestSegment(steps);
   const std::size_t chunks = chunksFor(largest, sizeOf(dtype), ctx.chunkBytes());
   const std::size_t slotElements = (largest + chunks - 1) / chunks;
-  return kPipelineDepth * slotElements * sizeOf(dtype);
+  return kPipelineDepth * alignedSlotBytes(slotElements, sizeOf(dtype));
 }
 
 void runRingSteps(Context& ctx, std::span<const RingStep> steps, DataType dtype, ReduceOp op) {

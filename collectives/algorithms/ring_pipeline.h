@@ -26,7 +26,16 @@ struct RingStep {
   bool finishAvg = false;            // dest now holds a final sum: divide it by the rank count for Avg
 };
 
-// Scratch the engine uses (at the start of ctx.scratch()): receive slots for reducing steps.
+// Scratch slots start on 16-byte boundaries, so the reduction kernels run their vector path on
+// every slot (the CUDA kernel falls back to element-by-element loads, one byte at a time for int8
+// and fp8, on a pointer off that alignment).
+inline constexpr std::size_t kSlotAlignment = 16;
+inline constexpr std::size_t alignedSlotBytes(std::size_t elements, std::size_t elementSize) {
+  return (elements * elementSize + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
+}
+
+// Scratch the engine uses (at the start of ctx.scratch()): receive slots for reducing steps, each
+// of a multiple of kSlotAlignment bytes.
 std::size_t ringSlotBytes(Context& ctx, std::span<const RingStep> steps, DataType dtype);
 
 // Runs the steps to completion. Callers that need scratch of their own place it after

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/ring_pipeline.h"
 #include "collectives/partition.h"
 
 namespace cclab {
@@ -42,7 +43,7 @@ void ringReduce(Context& ctx, const CollectiveArgs& args) {
 
   // Chunks arrive in `depth` receive slots; a middle rank's sums leave from `depth` send slots.
   const std::size_t depth = std::min(kDepth, chunks);
-  const std::size_t slotBytes = (args.count / chunks + 1) * elementSize;
+  const std::size_t slotBytes = alignedSlotBytes(args.count / chunks + 1, elementSize);
   char* scratch = static_cast<char*>(ctx.scratch(2 * depth * slotBytes));
   auto recvSlot = [&](std::size_t c) { return scratch + (c % depth) * slotBytes; };
   auto sendSlot = [&](std::size_t c) { return scratch + (depth + c % depth) * slotBytes; };

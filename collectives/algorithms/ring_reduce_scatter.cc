@@ -26,8 +26,9 @@ void ringReduceScatter(Context& ctx, const CollectiveArgs& args) {
   for (auto& step : steps) step.sendCount = step.recvCount = args.count;  // every block is `count` long
   // Partial sums wait in two scratch blocks used in turn (after the engine's receive slots).
   const std::size_t slotBytes = ringSlotBytes(ctx, steps, args.dtype);
-  char* scratch = static_cast<char*>(ctx.scratch(slotBytes + 2 * blockBytes));
-  char* partial[2] = {scratch + slotBytes, scratch + slotBytes + blockBytes};
+  const std::size_t partialBytes = alignedSlotBytes(args.count, sizeOf(args.dtype));  // both start aligned
+  char* scratch = static_cast<char*>(ctx.scratch(slotBytes + 2 * partialBytes));
+  char* partial[2] = {scratch + slotBytes, scratch + slotBytes + partialBytes};
 
   for (int t = 0; t < n - 1; ++t) {
     RingStep& step = steps[static_cast<std::size_t>(t)];

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "collectives/hd.h"
+#include "collectives/reduce_ops.h"
 #include "collectives/typed.h"
 #include "collectives/vocabulary.h"
 
@@ -80,9 +81,20 @@ CCLAB_HD std::uint64_t ulpDistance(T a, T b) {
 // representable, and every rank still contributes to its share of every chunk, so a dropped,
 // doubled or misplaced contribution is caught.
 constexpr int kContributors = 8;
+// Avg of floats: at most 2, as nccl-tests limits it. NCCL multiplies each input by 1/n rounded to
+// the type and rounds every add in the type, so the error grows with the contributions (past 2 ulp
+// at 5 ranks with 8 of them, in half); with 2 a pre-multiplied sum stays within 2 ulp of the
+// quotient for any rank count (verify_values_test emulates NCCL's arithmetic to show it).
+constexpr int kFloatAvgContributors = 2;
 
-CCLAB_HD constexpr int contributors(int nranks) { return nranks < kContributors ? nranks : kContributors; }  // by value: device code too
-// A rank's slot at `index`: it contributes when the slot is below contributors(nranks).
+// By value (device code too). `op`: a ReduceOp's value or kNoOp.
+template <typename T>
+CCLAB_HD constexpr int contributors(int op, int nranks) {
+  const bool floatAvg = !std::is_integral_v<T> && op == static_cast<int>(ReduceOp::Avg);
+  const int most = floatAvg ? kFloatAvgContributors : kContributors;
+  return nranks < most ? nranks : most;
+}
+// A rank's slot at `index`: it contributes when the slot is below contributors().
 CCLAB_HD constexpr int slotOf(int rank, int nranks, std::size_t index) {
   return static_cast<int>((index + static_cast<std::size_t>(rank)) % static_cast<std::size_t>(nranks));
 }
@@ -98,17 +110,18 @@ CCLAB_HD std::int64_t inputValue(int op, int rank, int nranks, std::size_t index
                               static_cast<std::uint64_t>(rep) * 0x85ebca77c2b2ae63ULL + 1);
   const std::int64_t limit = exactLimit<T>();
   const int slot = slotOf(rank, nranks, index);
-  const bool active = slot < contributors(nranks);
+  const int contributing = contributors<T>(op, nranks);
+  const bool active = slot < contributing;
   if (op == static_cast<int>(ReduceOp::Sum) || op == static_cast<int>(ReduceOp::Avg)) {
-    // Each contribution is below `range`, so the sum of at most 8 stays within the limit.
-    const std::int64_t range = std::clamp<std::int64_t>(limit / contributors(nranks), 2, 64);
+    // Each contribution is below `range`, so the sum of the contributions stays within the limit.
+    const std::int64_t range = std::clamp<std::int64_t>(limit / contributing, 2, 64);
     return active ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
   }
   if (op == static_cast<int>(ReduceOp::Prod)) {
     // Factors of 1 and 2, with at most log2(limit) twos (and at most 14: below half's largest
     // power of two), so the product stays exact.
     const int twos = std::min(14, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(limit))) - 1);
-    return slot < std::min(twos, contributors(nranks)) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
+    return slot < std::min(twos, contributing) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
   }
   // min, max, and the collectives that only move data: values tied to the rank and index (so a
   // block in the wrong place is caught), negative ones too where the type is signed. A rank that
@@ -133,7 +146,7 @@ CCLAB_HD T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
   if constexpr (std::is_integral_v<T>) {
     std::uint64_t acc = (op == ReduceOp::Prod) ? 1 : 0;
     T extreme = contribution(0);
-    for (int slot = 0; slot < contributors(nranks); ++slot) {
+    for (int slot = 0; slot < contributors<T>(static_cast<int>(op), nranks); ++slot) {
       const T v = contribution(slot);
       acc = (op == ReduceOp::Prod) ? acc * static_cast<std::uint64_t>(v) : acc + static_cast<std::uint64_t>(v);
       if (op == ReduceOp::Min) extreme = std::min(extreme, v);
@@ -141,11 +154,11 @@ CCLAB_HD T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
     }
     if (op == ReduceOp::Min || op == ReduceOp::Max) return extreme;
     const T total = static_cast<T>(acc);
-    return op == ReduceOp::Avg ? static_cast<T>(total / static_cast<T>(nranks)) : total;
+    return op == ReduceOp::Avg ? divideElement(total, nranks) : total;
   } else {
     double acc = (op == ReduceOp::Prod) ? 1.0 : 0.0;
     double extreme = toDouble(contribution(0));
-    for (int slot = 0; slot < contributors(nranks); ++slot) {
+    for (int slot = 0; slot < contributors<T>(static_cast<int>(op), nranks); ++slot) {
       const double v = toDouble(contribution(slot));
       acc = (op == ReduceOp::Prod) ? acc * v : acc + v;
       extreme = (op == ReduceOp::Min) ? std::min(extreme, v) : std::max(extreme, v);

@@ -4,6 +4,7 @@
 // verifier, so these are the same checks ccbench makes.
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/ring_pipeline.h"
 
 #include <gtest/gtest.h>
 
@@ -151,6 +152,61 @@ TEST(ThreadsTransport, AWaitWithoutAPeerTimesOut) {
   char buf[8] = {};
   Request recv = zero.irecv(buf, 8, 1);  // rank 1 never sends
   EXPECT_THROW(zero.wait(recv), std::runtime_error);
+}
+
+// Records the buffers receives write to, then passes them on.
+class RecordingTransport final : public Transport {
+ public:
+  explicit RecordingTransport(Transport& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  Request isend(const void* buf, std::size_t bytes, int peer) override { return inner_.isend(buf, bytes, peer); }
+  Request irecv(void* buf, std::size_t bytes, int peer) override {
+    buffers.push_back(buf);
+    return inner_.irecv(buf, bytes, peer);
+  }
+  void wait(Request request) override { inner_.wait(request); }
+  std::vector<const void*> buffers;
+
+ private:
+  Transport& inner_;
+};
+
+TEST(Algorithms, EveryScratchSlotIsSixteenByteAligned) {
+  // 1-byte elements and counts that do not divide: before the slots were rounded up, ring reduce's
+  // slots 1-3 started at odd addresses (the CUDA kernel's 1-byte path).
+  for (Collective c : {Collective::Reduce, Collective::ReduceScatter, Collective::AllReduce}) {
+    for (std::size_t count : {13u, 1003u}) {
+      constexpr int kRanks = 3;
+      ThreadGroup group(kRanks, std::chrono::seconds(5));
+      std::vector<std::thread> threads;
+      std::vector<std::size_t> scratchBuffers(kRanks), misaligned(kRanks);
+      for (int r = 0; r < kRanks; ++r) {
+        threads.emplace_back([&, r] {
+          ThreadsTransport threadsTransport(group, r);
+          RecordingTransport transport(threadsTransport);
+          HostDevice host;
+          AlgorithmCommunicator comm(transport, host, "ring", 64);
+          const BufferLayout layout = bufferLayout(c, count, kRanks, r);
+          std::vector<char> send(layout.sendCount + 1), recv(layout.recvCount + 1);
+          comm.run(c, {send.data(), recv.data(), count, DataType::Int8, ReduceOp::Sum, 0});
+          auto inside = [](const void* p, const std::vector<char>& v) { return p >= v.data() && p <= v.data() + v.size(); };
+          for (const void* p : transport.buffers) {
+            if (inside(p, send) || inside(p, recv)) continue;  // the user's buffers, at element offsets: not slots
+            ++scratchBuffers[static_cast<std::size_t>(r)];
+            misaligned[static_cast<std::size_t>(r)] += reinterpret_cast<std::uintptr_t>(p) % kSlotAlignment != 0 ? 1 : 0;
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+      std::size_t slots = 0;
+      for (int r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(misaligned[static_cast<std::size_t>(r)], 0u) << name(c) << " count " << count << " rank " << r;
+        slots += scratchBuffers[static_cast<std::size_t>(r)];
+      }
+      EXPECT_GT(slots, 0u) << name(c) << " count " << count;  // the scratch slots were seen
+    }
+  }
 }
 
 }  // namespace

@@ -8,8 +8,11 @@
 #include <cstring>
 #include <vector>
 
-#include "collectives/reduce_kernels.h"
+#include "collectives/float8.h"
 #include "collectives/half.h"
+#include "collectives/reduce_kernels.h"
+#include "collectives/typed.h"
+#include "collectives/verify/verify_values.h"
 
 namespace cclab::verify {
 namespace {
@@ -146,6 +149,119 @@ TEST(Verifier, SumsStayExactAtLargeRankCounts) {
     Verifier v(Collective::AllReduce, t, ReduceOp::Sum, 50, 1000, 3, 0);
     const auto out = naiveOutput(Collective::AllReduce, t, ReduceOp::Sum, 50, 1000, 3, 0, 1);
     EXPECT_EQ(v.countWrong(out.data(), 1), 0) << name(t);
+  }
+}
+
+// NCCL's avg on floating types, element by element (src/enqueue.cc hostToDevRedOp and
+// src/device/reduce_kernel.h, NCCL 2.18-2.30): the scalar 1/n is computed in double, rounded to
+// float, then to the type; each rank multiplies its own input by it in the type (fp8: through
+// half) and adds it to the partial sum it received, rounding every add to the type (fp8: through
+// half). A ring reduces chunk c from ring position c+1 round to c.
+template <typename T>
+T roundedTo(double v) {
+  if constexpr (std::is_same_v<T, Float8E4M3> || std::is_same_v<T, Float8E5M2>) return fromDouble<T>(toDouble(fromDouble<Half>(v)));
+  else return fromDouble<T>(v);
+}
+
+template <typename T>
+T ncclPreMultipliedAvg(const std::vector<T>& inputs, std::size_t firstRank) {
+  const int n = static_cast<int>(inputs.size());
+  const T scalar = std::is_same_v<T, double> ? fromDouble<T>(1.0 / n) : fromDouble<T>(static_cast<float>(1.0 / n));
+  auto preMul = [&](T x) { return roundedTo<T>(toDouble(x) * toDouble(scalar)); };
+  T acc = preMul(inputs[firstRank % static_cast<std::size_t>(n)]);
+  for (int j = 1; j < n; ++j) acc = roundedTo<T>(toDouble(acc) + toDouble(preMul(inputs[(firstRank + static_cast<std::size_t>(j)) % static_cast<std::size_t>(n)])));
+  return acc;
+}
+
+template <typename T>
+void expectNcclAvgAccepted(DataType t) {
+  constexpr std::size_t kCount = 203;
+  for (int n = 1; n <= 32; ++n) {
+    std::vector<std::vector<T>> inputs(static_cast<std::size_t>(n), std::vector<T>(kCount));
+    for (int r = 0; r < n; ++r) Verifier(Collective::AllReduce, t, ReduceOp::Avg, kCount, n, r, 0).fillInput(inputs[static_cast<std::size_t>(r)].data(), 1);
+    std::vector<T> out(kCount);
+    for (std::size_t i = 0; i < kCount; ++i) {
+      std::vector<T> column;
+      for (const auto& in : inputs) column.push_back(in[i]);
+      out[i] = ncclPreMultipliedAvg(column, i + 1);  // chunks start at different ring positions
+    }
+    Verifier v(Collective::AllReduce, t, ReduceOp::Avg, kCount, n, n - 1, 0);
+    EXPECT_EQ(v.countWrong(out.data(), 1), 0) << name(t) << " at " << n << " ranks";
+    // Still a check: the larger contribution left out of one element is caught.
+    if (n < 2) continue;
+    for (std::size_t i = 0; i < kCount; ++i) {
+      std::vector<T> column;
+      for (const auto& in : inputs) column.push_back(in[i]);
+      const auto first = static_cast<std::size_t>(values::rankInSlot(0, n, i)), second = static_cast<std::size_t>(values::rankInSlot(1, n, i));
+      const std::size_t larger = toDouble(column[first]) >= toDouble(column[second]) ? first : second;
+      if (toDouble(column[larger]) == 0) continue;  // both contribute 0 here
+      column[larger] = T{};
+      out[i] = ncclPreMultipliedAvg(column, i + 1);
+      EXPECT_EQ(v.countWrong(out.data(), 1), 1) << name(t) << " at " << n << " ranks";
+      break;
+    }
+  }
+}
+
+TEST(Verifier, AcceptsNcclsPreMultipliedAvgAtEveryRankCountAndFloatType) {
+  expectNcclAvgAccepted<Half>(DataType::Half);
+  expectNcclAvgAccepted<BFloat16>(DataType::BFloat16);
+  expectNcclAvgAccepted<float>(DataType::Float);
+  expectNcclAvgAccepted<double>(DataType::Double);
+  expectNcclAvgAccepted<Float8E4M3>(DataType::Float8E4M3);
+  expectNcclAvgAccepted<Float8E5M2>(DataType::Float8E5M2);
+}
+
+template <typename T>
+std::uint64_t worstPreMultipliedAvg(int n, int contributions, std::int64_t range) {
+  std::uint64_t worst = 0;
+  for (std::uint64_t seed = 1; seed < 3000; ++seed) {
+    std::vector<T> column(static_cast<std::size_t>(n), T{});
+    double sum = 0;
+    for (int r = 0; r < contributions; ++r) {
+      const double x = static_cast<double>(values::mix(seed * 64 + static_cast<std::uint64_t>(r)) % static_cast<std::uint64_t>(range));
+      column[static_cast<std::size_t>((static_cast<int>(seed % 1024) + r) % n)] = fromDouble<T>(x);
+      sum += x;
+    }
+    worst = std::max(worst, values::ulpDistance(ncclPreMultipliedAvg(column, seed), fromDouble<T>(sum / n)));
+  }
+  return worst;
+}
+
+TEST(Verifier, EightPreMultipliedContributionsDriftPastTwoUlps) {
+  // Why float avg has 2 contributors: with up to 8, as the other ops have (each below
+  // limit / contributions, at most 64), NCCL's arithmetic leaves the exact quotient by more than
+  // the 2 ulp the check allows, where 2 contributions at those rank counts never do.
+  std::uint64_t eight = 0, two = 0;
+  for (int n : {5, 6, 7, 9, 12, 24}) {
+    const int c = std::min(n, 8);
+    eight = std::max({eight, worstPreMultipliedAvg<Half>(n, c, std::min<std::int64_t>(2048 / c, 64)),
+                      worstPreMultipliedAvg<BFloat16>(n, c, 256 / c), worstPreMultipliedAvg<float>(n, c, 64)});
+    two = std::max({two, worstPreMultipliedAvg<Half>(n, 2, 64), worstPreMultipliedAvg<BFloat16>(n, 2, 64), worstPreMultipliedAvg<float>(n, 2, 64)});
+  }
+  EXPECT_GT(eight, 2u);
+  EXPECT_LE(two, 2u);
+}
+
+TEST(Verifier, IntegerAvgDividesInSixtyFourBitsAtHundredsOfRanks) {
+  // int8 at 200 ranks would divide by (int8)200 = -56, uint8 at 256 by 0 (SIGFPE) and at 300 by
+  // 44: the divisor stays 64-bit, as NCCL's 31-bit one does.
+  std::vector<std::int8_t> s8 = {-128, -100, 127, 0};
+  divideHost(s8.data(), s8.size(), DataType::Int8, 200);
+  EXPECT_EQ(s8, (std::vector<std::int8_t>{0, 0, 0, 0}));
+  for (int n : {256, 300}) {
+    std::vector<std::uint8_t> u8 = {255, 200, 0};
+    divideHost(u8.data(), u8.size(), DataType::Uint8, n);
+    EXPECT_EQ(u8, (std::vector<std::uint8_t>{0, 0, 0}));
+  }
+  std::vector<std::int32_t> s32 = {-1000, 999};
+  divideHost(s32.data(), s32.size(), DataType::Int32, 300);
+  EXPECT_EQ(s32, (std::vector<std::int32_t>{-3, 3}));  // truncated toward zero
+  // The verifier's own expectation at those rank counts, against the naive result.
+  for (auto [t, n] : {std::pair{DataType::Int8, 200}, std::pair{DataType::Uint8, 300}, std::pair{DataType::Uint8, 256}}) {
+    Verifier v(Collective::AllReduce, t, ReduceOp::Avg, 40, n, 3, 0);
+    const auto out = naiveOutput(Collective::AllReduce, t, ReduceOp::Avg, 40, n, 3, 0, 1);
+    EXPECT_EQ(v.countWrong(out.data(), 1), 0) << name(t) << " at " << n << " ranks";
   }
 }
 
