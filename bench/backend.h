@@ -5,6 +5,7 @@
 // timed (timing.h). CPU backends (mpi, cclab --device cpu) are in backends.cc; GPU ones (nccl,
 // cclab --device cuda) in gpu/gpu_backends.cc.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,8 +48,12 @@ class Backend {
   // through them as nccl-tests does, and synchronize() waits for the enqueued work.
   virtual bool onGpu() const { return false; }
   virtual void synchronize() {}
-  // A hang was detected: make the library give up (ncclCommAbort) before the process exits.
-  virtual void abort() {}
+  // A hang was detected (on the -T watchdog's thread): ask the library to give up (NCCL: the
+  // polling thread aborts the communicators, then calls `aborted`); returns whether it asked.
+  virtual bool requestAbort(const std::function<void()>& aborted) {
+    (void)aborted;
+    return false;
+  }
   // Throws InputError when two buffers of `bytes` per local rank (plus what the backend needs)
   // do not fit on its GPUs. CPU backends: the driver checks host memory.
   virtual void checkMemory(std::size_t /*bytes*/) {}

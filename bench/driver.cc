@@ -177,8 +177,10 @@ Driver::Driver(const Options& options)
   checkHostMemory();
   backends_ = makeBackends(options, mpiVersion_);
   // A hang inside a library call: let it give up before the watchdog ends the process.
-  watchdog_.onTimeout([this] {
-    for (auto& backend : backends_) backend->abort();
+  watchdog_.onTimeout([this](const std::function<void()>& aborted) {
+    bool asked = false;
+    for (auto& backend : backends_) asked = backend->requestAbort(aborted) || asked;
+    return asked;
   });
   size_ = backends_.front()->communicator().size();
   for (DataType t : options.dtypes) {

@@ -8,8 +8,8 @@
 
 namespace cclab::bench {
 
-Watchdog::Watchdog(double timeoutS, int rank)
-    : timeoutNs_(static_cast<std::int64_t>(timeoutS * 1e9)), rank_(rank), lastKickNs_(nowNs()) {
+Watchdog::Watchdog(double timeoutS, int rank, std::chrono::milliseconds abortGrace)
+    : timeoutNs_(static_cast<std::int64_t>(timeoutS * 1e9)), rank_(rank), abortGrace_(abortGrace), lastKickNs_(nowNs()) {
   if (timeoutNs_ > 0) thread_ = std::thread([this] { watch(); });
 }
 
@@ -28,9 +28,9 @@ void Watchdog::describe(std::string activity) {
   kick();
 }
 
-void Watchdog::onTimeout(std::function<void()> abort) {
+void Watchdog::onTimeout(AbortRequest requestAbort) {
   std::lock_guard lock(mutex_);
-  abort_ = std::move(abort);
+  requestAbort_ = std::move(requestAbort);
 }
 
 void Watchdog::watch() {
@@ -43,7 +43,16 @@ void Watchdog::watch() {
       std::fprintf(stderr, "ccbench: rank %d: timeout: no progress for %.0f s during %s (-T sets the limit)\n", rank_,
                    static_cast<double>(idle) / 1e9, activity_.c_str());
       std::fflush(stderr);
-      if (abort_) abort_();
+      // `aborted` only sets a flag and wakes this thread (no lock: it may come from any thread).
+      const bool asked = requestAbort_ && requestAbort_([this] {
+        aborted_.store(true);
+        stop_.notify_all();
+      });
+      if (asked && !stop_.wait_for(lock, abortGrace_, [this] { return aborted_.load(); })) {
+        std::fprintf(stderr, "ccbench: rank %d: still inside a library call after %.1f s: exiting without aborting it\n", rank_,
+                     static_cast<double>(abortGrace_.count()) / 1e3);
+        std::fflush(stderr);
+      }
       results::removeRegisteredPaths();
       ::_exit(kExitCode);
     }

@@ -1,9 +1,10 @@
 #pragma once
 
 // Turns a hang into an error: if the benchmark makes no progress (no kick()) for the timeout, the
-// watchdog prints what was running on stderr, lets the libraries give up (onTimeout: NCCL's
-// ncclCommAbort), removes any half-written results file and ends the process with exit code 3.
-// The MPI launcher then stops the other ranks.
+// watchdog prints what was running on stderr, asks the libraries to give up (onTimeout: NCCL's
+// communicators are aborted by the thread that polls them, never from the watchdog's thread while
+// another may be inside an NCCL call), waits a moment for that, removes any half-written results
+// file and ends the process with exit code 3. The MPI launcher then stops the other ranks.
 
 #include <atomic>
 #include <chrono>
@@ -19,15 +20,21 @@ class Watchdog {
  public:
   static constexpr int kExitCode = 3;
 
-  Watchdog(double timeoutS, int rank);  // timeoutS == 0: never fires
+  // timeoutS == 0: never fires. abortGrace: how long a requested abort may take.
+  Watchdog(double timeoutS, int rank, std::chrono::milliseconds abortGrace = std::chrono::seconds(5));
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
   // What is running now, for the message.
   void describe(std::string activity);
-  // Called on the watchdog's thread when it fires, before the process exits.
-  void onTimeout(std::function<void()> abort);
+  // Called on the watchdog's thread when it fires: it may only ask the libraries to give up (set a
+  // flag their polling thread acts on), passing on `aborted`, which that thread calls once they
+  // have; it returns whether it asked anyone. The watchdog then waits up to abortGrace for
+  // `aborted` and ends the process either way: a thread stuck inside a library call never polls,
+  // and the process ends without calling the library again.
+  using AbortRequest = std::function<bool(std::function<void()> aborted)>;
+  void onTimeout(AbortRequest requestAbort);
   // Progress: restarts the countdown. Cheap enough to call every iteration.
   void kick() { lastKickNs_.store(nowNs(), std::memory_order_relaxed); }
 
@@ -39,12 +46,14 @@ class Watchdog {
 
   std::int64_t timeoutNs_;
   int rank_;
+  std::chrono::milliseconds abortGrace_;
+  std::atomic<bool> aborted_{false};
   std::atomic<std::int64_t> lastKickNs_;
   std::mutex mutex_;
   std::condition_variable stop_;
   bool stopping_ = false;
   std::string activity_ = "start-up";
-  std::function<void()> abort_;
+  AbortRequest requestAbort_;
   std::thread thread_;
 };
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "bench/backend.h"
+#include "bench/gpu_loop.h"
 #include "collectives/verify/cuda_verifier.h"
 #include "bench/gpu/gpu_info.h"
 #include "bench/system_info.h"
@@ -29,16 +30,28 @@ namespace {
 
 class GpuBackend;
 
-// The timed loop on GPUs, as nccl-tests runs it: warm-up, one more collective that completes
-// before timing starts (the sync collective), then the loop from a common start, timed on the host
-// around the whole loop (and with CUDA events per iteration for -I, or around the replays of a
-// CUDA graph for -G).
-class GpuTiming final : public Timing {
+// The timed loop on GPUs (gpu_loop.h), through the backend's streams, events and graphs.
+class GpuTiming final : public Timing, private GpuLoopSteps {
  public:
   explicit GpuTiming(GpuBackend& backend) : backend_(backend) {}
-  LoopTimes run(const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress) override;
+  LoopTimes run(const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress) override {
+    return runGpuLoop(*this, launch, loop, progress);
+  }
 
  private:
+  void synchronize() override;
+  void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+  void beginCapture() override;
+  void endCapture() override;
+  void replay() override;
+  void releaseCapture() override;
+  void beginGroup() override;
+  void endGroup() override;
+  void prepareIterations(int iterations) override;
+  void recordIteration(int index) override;
+  std::vector<double> iterationTimesUs(int iterations) override;
+  double now() override { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
   GpuBackend& backend_;
 };
 
@@ -164,51 +177,16 @@ class GpuBackend : public Backend {
   GpuTiming timing_;
 };
 
-LoopTimes GpuTiming::run(const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress) {
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < loop.warmupIters; ++i) {
-    launch(i);
-    progress();
-  }
-  launch(0);  // the sync collective
-  backend_.synchronize();
-  progress();
-  const bool graphs = loop.graphLaunches > 0;
-  const bool eventTiming = loop.perIterTiming && !graphs;
-  const bool group = loop.aggregate > 1;  // nccl-tests launches the m of an iteration as one group
-  if (eventTiming) backend_.prepareIterations(loop.iters);
-  if (graphs) backend_.beginCapture();
-  MPI_Barrier(MPI_COMM_WORLD);
-  Clock::time_point start = Clock::now();
-  for (int i = 0; i < loop.iters; ++i) {
-    if (eventTiming) backend_.recordIteration(i);
-    if (group) backend_.beginGroup();
-    for (int a = 0; a < loop.aggregate; ++a) launch(i * loop.aggregate + a);
-    if (group) backend_.endGroup();
-    if (loop.blocking > 0) {  // -z: wait for the iteration's collectives (and barrier with 1)
-      backend_.synchronize();
-      if (loop.blocking == 1) MPI_Barrier(MPI_COMM_WORLD);
-    }
-  }
-  if (eventTiming) backend_.recordIteration(loop.iters);
-  if (graphs) {  // the loop above was captured; replay it, timed
-    backend_.endCapture();
-    MPI_Barrier(MPI_COMM_WORLD);
-    start = Clock::now();
-    for (int l = 0; l < loop.graphLaunches; ++l) backend_.replay();
-  }
-  backend_.synchronize();
-  const double totalUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-  progress();
-  if (graphs) backend_.releaseCapture();
-  LoopTimes times;
-  times.meanUs = totalUs / (static_cast<double>(loop.iters) * loop.aggregate * std::max(loop.graphLaunches, 1));
-  if (eventTiming) {
-    times.iterationUs = backend_.iterationTimesUs(loop.iters);
-    for (double& t : times.iterationUs) t /= loop.aggregate;
-  }
-  return times;
-}
+void GpuTiming::synchronize() { backend_.synchronize(); }
+void GpuTiming::beginCapture() { backend_.beginCapture(); }
+void GpuTiming::endCapture() { backend_.endCapture(); }
+void GpuTiming::replay() { backend_.replay(); }
+void GpuTiming::releaseCapture() { backend_.releaseCapture(); }
+void GpuTiming::beginGroup() { backend_.beginGroup(); }
+void GpuTiming::endGroup() { backend_.endGroup(); }
+void GpuTiming::prepareIterations(int iterations) { backend_.prepareIterations(iterations); }
+void GpuTiming::recordIteration(int index) { backend_.recordIteration(index); }
+std::vector<double> GpuTiming::iterationTimesUs(int iterations) { return backend_.iterationTimesUs(iterations); }
 
 // cclab's algorithms on device memory: CUDA IPC between processes, reduction kernels.
 class CudaAlgorithmBackend final : public GpuBackend {
@@ -256,7 +234,10 @@ class NcclBackend final : public GpuBackend {
     return !((t == DataType::Float8E4M3 || t == DataType::Float8E5M2) && op == ReduceOp::Avg);
   }
   void synchronize() override { communicator_.synchronize([] { std::this_thread::yield(); }); }
-  void abort() override { communicator_.abort(); }
+  bool requestAbort(const std::function<void()>& aborted) override {
+    communicator_.requestAbort(aborted);
+    return true;
+  }
   void checkMemory(std::size_t bytes) override { checkGpuMemory(bytes, 0, 1); }
 
   void beginCapture() override {

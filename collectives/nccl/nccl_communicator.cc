@@ -91,7 +91,6 @@ std::unique_ptr<NcclCommunicator> NcclCommunicator::split(int color, int key, Cu
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  std::lock_guard lock(abortMutex_);
   if (aborted_) return;  // ncclCommAbort freed them
   // ncclCommDestroy waits for the peers; while an error unwinds they may never come.
   const bool unwinding = std::uncaught_exceptions() > 0;
@@ -194,18 +193,23 @@ void NcclCommunicator::enqueue(Collective collective, const CollectiveArgs& a, i
 }
 
 bool NcclCommunicator::streamsIdle() {
+  if (abortRequested_.load()) {
+    abort();
+    std::function<void()> aborted;
+    {
+      std::lock_guard lock(abortMutex_);
+      aborted = onAborted_;
+    }
+    if (aborted) aborted();
+    throw NcclError("the communicators were aborted (-T timeout)");
+  }
   bool idle = true;
   for (std::size_t i = 0; i < comms_.size(); ++i) {
     const cudaError_t status = cudaStreamQuery(devices_[i]->stream());
     if (status == cudaErrorNotReady) {
       idle = false;
       ncclResult_t asyncError = ncclSuccess;
-      {
-        // The -T watchdog may abort (and so free) the communicators from its thread meanwhile.
-        std::lock_guard lock(abortMutex_);
-        if (aborted_) throw NcclError("the communicators were aborted (-T timeout)");
-        CCLAB_NCCL(ncclCommGetAsyncError(comms_[i], &asyncError));
-      }
+      CCLAB_NCCL(ncclCommGetAsyncError(comms_[i], &asyncError));
       if (asyncError != ncclSuccess && asyncError != ncclInProgress) {
         abort();
         ncclCheck(asyncError, "NCCL asynchronous error");
@@ -217,10 +221,16 @@ bool NcclCommunicator::streamsIdle() {
   return idle;
 }
 
-// Safe from any thread, once: the handles stay as they are (another thread may be reading them)
-// and aborted_ tells everyone they are gone.
+void NcclCommunicator::requestAbort(std::function<void()> aborted) {
+  {
+    std::lock_guard lock(abortMutex_);
+    onAborted_ = std::move(aborted);
+  }
+  abortRequested_.store(true);
+}
+
+// On the thread that uses the communicators, once.
 void NcclCommunicator::abort() {
-  std::lock_guard lock(abortMutex_);
   if (aborted_) return;
   aborted_ = true;
   for (ncclComm_t comm : comms_) {

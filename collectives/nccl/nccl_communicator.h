@@ -8,6 +8,8 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -41,14 +43,18 @@ class NcclCommunicator final : public Communicator {
   void runLocal(Collective collective, std::span<const CollectiveArgs> args) override;
 
   // Waits until every local GPU has finished what was enqueued, calling `poll` while it waits and
-  // checking each communicator's asynchronous error; throws NcclError on one.
+  // checking each communicator's asynchronous error; throws NcclError on one, and after an abort
+  // was requested (which it carries out first).
   template <typename Poll>
   void synchronize(Poll&& poll);
   void synchronize() {
     synchronize([] {});
   }
-  // Aborts every local communicator: what a timeout does to a hung collective. Any thread.
-  void abort();
+  // Asks for every local communicator to be aborted: what a timeout does to a hung collective.
+  // Safe from any thread (the -T watchdog's): it only sets a flag. The thread polling in
+  // synchronize() aborts them (ncclCommAbort is not safe against a concurrent NCCL call from
+  // another thread), calls `aborted`, and throws.
+  void requestAbort(std::function<void()> aborted);
   // NCCL's group around several collectives: launched as one (nccl-tests's -m agg iters).
   static void groupStart();
   static void groupEnd();
@@ -65,11 +71,14 @@ class NcclCommunicator final : public Communicator {
  private:
   NcclCommunicator(ncclComm_t comm, CudaDevice& device);
   bool streamsIdle();
+  void abort();  // on the polling thread
   void enqueue(Collective collective, const CollectiveArgs& args, int local);
 
   std::vector<CudaDevice*> devices_;
   std::vector<ncclComm_t> comms_;
-  std::mutex abortMutex_;  // abort() (the watchdog's thread) against the polling thread's use of comms_
+  std::mutex abortMutex_;  // guards onAborted_
+  std::atomic<bool> abortRequested_{false};
+  std::function<void()> onAborted_;
   bool aborted_ = false;
   int firstRank_ = 0;
   int size_ = 1;

@@ -1,0 +1,52 @@
+#include "bench/gpu_loop.h"
+
+#include <algorithm>
+
+namespace cclab::bench {
+
+LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress) {
+  for (int i = 0; i < loop.warmupIters; ++i) {
+    launch(i);
+    progress();
+  }
+  launch(0);  // the sync collective
+  steps.synchronize();
+  progress();
+  const bool graphs = loop.graphLaunches > 0;
+  const bool eventTiming = loop.perIterTiming && !graphs;
+  const bool group = loop.aggregate > 1;  // nccl-tests launches the m of an iteration as one group
+  if (eventTiming) steps.prepareIterations(loop.iters);
+  steps.barrier();
+  if (graphs) steps.beginCapture();  // after the barrier: no rank waits in it while capturing
+  double start = steps.now();
+  for (int i = 0; i < loop.iters; ++i) {
+    if (eventTiming) steps.recordIteration(i);
+    if (group) steps.beginGroup();
+    for (int a = 0; a < loop.aggregate; ++a) launch(i * loop.aggregate + a);
+    if (group) steps.endGroup();
+    if (loop.blocking > 0) {  // -z: wait for the iteration's collectives (and barrier with 1)
+      steps.synchronize();
+      if (loop.blocking == 1) steps.barrier();
+    }
+  }
+  if (eventTiming) steps.recordIteration(loop.iters);
+  if (graphs) {  // the loop above was captured; replay it, timed
+    steps.endCapture();
+    steps.barrier();
+    start = steps.now();
+    for (int l = 0; l < loop.graphLaunches; ++l) steps.replay();
+  }
+  steps.synchronize();
+  const double totalUs = (steps.now() - start) * 1e6;
+  progress();
+  if (graphs) steps.releaseCapture();
+  LoopTimes times;
+  times.meanUs = totalUs / (static_cast<double>(loop.iters) * loop.aggregate * std::max(loop.graphLaunches, 1));
+  if (eventTiming) {
+    times.iterationUs = steps.iterationTimesUs(loop.iters);
+    for (double& t : times.iterationUs) t /= loop.aggregate;
+  }
+  return times;
+}
+
+}  // namespace cclab::bench

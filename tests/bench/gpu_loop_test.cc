@@ -1,0 +1,91 @@
+// The GPU timed loop's order, on the CPU with a fake that records each step: warm-up, the sync
+// collective, then the barrier before a CUDA graph capture begins (never a barrier while
+// capturing, as nccl-tests), the replays timed from a second barrier; -I's events around each
+// iteration; the mean per collective from the host clock.
+
+#include "bench/gpu_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace cclab::bench {
+namespace {
+
+class RecordingSteps final : public GpuLoopSteps {
+ public:
+  std::vector<std::string> log;
+  double clock = 0;  // seconds; every launch takes 1 ms, every replay 10 ms
+
+  void synchronize() override { log.push_back("sync"); }
+  void barrier() override { log.push_back("barrier"); }
+  void beginCapture() override { log.push_back("begin_capture"); }
+  void endCapture() override { log.push_back("end_capture"); }
+  void replay() override {
+    log.push_back("replay");
+    clock += 0.010;
+  }
+  void releaseCapture() override { log.push_back("release_capture"); }
+  void beginGroup() override { log.push_back("group"); }
+  void endGroup() override { log.push_back("end_group"); }
+  void prepareIterations(int iterations) override { log.push_back("prepare " + std::to_string(iterations)); }
+  void recordIteration(int index) override { log.push_back("event " + std::to_string(index)); }
+  std::vector<double> iterationTimesUs(int iterations) override { return std::vector<double>(static_cast<std::size_t>(iterations), 2000.0); }
+  double now() override { return clock; }
+
+  Launch launcher() {
+    return [this](int index) {
+      log.push_back("launch " + std::to_string(index));
+      clock += 0.001;
+    };
+  }
+  std::ptrdiff_t position(const std::string& step) const { return std::find(log.begin(), log.end(), step) - log.begin(); }
+};
+
+TEST(GpuLoop, GraphCaptureBeginsAfterTheBarrierAndNoBarrierFallsInsideIt) {
+  RecordingSteps steps;
+  LoopSettings loop;
+  loop.warmupIters = 2;
+  loop.iters = 3;
+  loop.graphLaunches = 4;
+  const LoopTimes times = runGpuLoop(steps, steps.launcher(), loop, [] {});
+  const std::vector<std::string> expected = {"launch 0", "launch 1", "launch 0", "sync", "barrier", "begin_capture", "launch 0", "launch 1",
+                                             "launch 2", "end_capture", "barrier", "replay", "replay", "replay", "replay", "sync",
+                                             "release_capture"};
+  EXPECT_EQ(steps.log, expected);
+  // Timed from the second barrier: four replays of three collectives, 10 ms each replay.
+  EXPECT_NEAR(times.meanUs, 40000.0 / 12, 1e-6);
+}
+
+TEST(GpuLoop, EventsAreCreatedBeforeTheBarrierAndRecordedAroundEachIteration) {
+  RecordingSteps steps;
+  LoopSettings loop;
+  loop.warmupIters = 0;
+  loop.iters = 2;
+  loop.aggregate = 2;
+  loop.perIterTiming = true;
+  const LoopTimes times = runGpuLoop(steps, steps.launcher(), loop, [] {});
+  EXPECT_LT(steps.position("prepare 2"), steps.position("barrier"));
+  const std::vector<std::string> timed(steps.log.begin() + steps.position("barrier"), steps.log.end());
+  const std::vector<std::string> expected = {"barrier", "event 0", "group",   "launch 0", "launch 1", "end_group",
+                                             "event 1", "group",   "launch 2", "launch 3", "end_group", "event 2", "sync"};
+  EXPECT_EQ(timed, expected);
+  EXPECT_NEAR(times.meanUs, 1000.0, 1e-6);  // four 1 ms launches
+  EXPECT_EQ(times.iterationUs, (std::vector<double>{1000.0, 1000.0}));  // 2 ms per iteration of 2
+}
+
+TEST(GpuLoop, BlockingWaitsAndBarriersEveryIteration) {
+  RecordingSteps steps;
+  LoopSettings loop;
+  loop.warmupIters = 0;
+  loop.iters = 2;
+  loop.blocking = 1;
+  runGpuLoop(steps, steps.launcher(), loop, [] {});
+  EXPECT_EQ(std::count(steps.log.begin(), steps.log.end(), "barrier"), 3);  // the start, then one per iteration
+  EXPECT_EQ(std::count(steps.log.begin(), steps.log.end(), "begin_capture"), 0);
+}
+
+}  // namespace
+}  // namespace cclab::bench
