@@ -23,6 +23,7 @@
 #include "collectives/sizes.h"
 #ifdef CCLAB_HAVE_NCCL
 #include "collectives/nccl/nccl_communicator.h"
+#include "collectives/nccl/nccl_memory.h"
 #endif
 
 namespace cclab::bench {
@@ -214,13 +215,16 @@ class NcclBackend final : public GpuBackend {
  public:
   explicit NcclBackend(const std::vector<int>& gpus) : GpuBackend("nccl", gpus), communicator_(MPI_COMM_WORLD, deviceList()) {
     setDescription(fmt::format("NCCL {}", NcclCommunicator::libraryVersion()));
+    for (auto& d : devices_) memory_.push_back(std::make_unique<NcclMemoryDevice>(*d));
   }
+  // Buffers from ncclMemAlloc, as nccl-tests allocates them (NCCL 2.19).
+  Device& device(int local) override { return *memory_[static_cast<std::size_t>(local)]; }
   ~NcclBackend() override { destroyGraphs(); }
   Communicator& communicator() override { return communicator_; }
   bool checksInPlace(Collective c) const override { return c != Collective::AllToAll && c != Collective::SendRecv; }
   bool supports(DataType t) const override {
     if (t != DataType::Float8E4M3 && t != DataType::Float8E5M2) return true;
-    if (NCCL_VERSION_CODE < NCCL_VERSION(2, 24, 0)) return false;
+    if (!NcclCommunicator::features().fp8) return false;  // nccl.h and the loaded libnccl: 2.24
     for (const auto& d : devices_) {
       int major = 0;
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->gpu());
@@ -284,6 +288,7 @@ class NcclBackend final : public GpuBackend {
   }
 
   NcclCommunicator communicator_;
+  std::vector<std::unique_ptr<NcclMemoryDevice>> memory_;
   std::vector<cudaGraphExec_t> graphs_;
 };
 #endif

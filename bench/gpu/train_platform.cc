@@ -103,7 +103,7 @@ class GpuPlatform final : public StepPlatform {
 #ifdef CCLAB_HAVE_NCCL
     // Groups are split from one world communicator, as torch.distributed.new_group does; an
     // NCCL older than 2.18 (no ncclCommSplit) gets a fresh communicator per group instead.
-    if (NcclCommunicator::libraryVersionCode() < 21800) {
+    if (!NcclCommunicator::features().commSplit) {
       CudaDevice* devices[] = {&device};
       return std::make_unique<NcclLink>(std::make_unique<NcclCommunicator>(comm, devices));
     }

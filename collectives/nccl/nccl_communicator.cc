@@ -6,6 +6,14 @@
 
 #include "collectives/cuda/cuda_error.h"
 
+// ncclAlltoAll, ncclGather and ncclScatter (NCCL 2.28) are weak references: a binary built with
+// 2.28's nccl.h still loads an older libnccl, and features_ keeps them uncalled there.
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#pragma weak ncclAlltoAll
+#pragma weak ncclGather
+#pragma weak ncclScatter
+#endif
+
 namespace cclab {
 namespace {
 
@@ -53,7 +61,7 @@ ncclRedOp_t ncclOp(ReduceOp op) {
 }  // namespace
 
 NcclCommunicator::NcclCommunicator(MPI_Comm mpiComm, std::span<CudaDevice* const> devices)
-    : devices_(devices.begin(), devices.end()), comms_(devices.size(), nullptr) {
+    : devices_(devices.begin(), devices.end()), comms_(devices.size(), nullptr), features_(features()) {
   int procRank = 0, procs = 1;
   MPI_Comm_rank(mpiComm, &procRank);
   MPI_Comm_size(mpiComm, &procs);
@@ -63,22 +71,29 @@ NcclCommunicator::NcclCommunicator(MPI_Comm mpiComm, std::span<CudaDevice* const
   ncclUniqueId id;
   if (procRank == 0) CCLAB_NCCL(ncclGetUniqueId(&id));
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpiComm);
-  // Several GPUs in one process must join in one group, or the first would wait for the others.
+  // As nccl-tests 2.19.6 creates them: ncclCommInitRankConfig, with nvlinkCentricSched on NCCL
+  // 2.28 (here only where the loaded library has it too). Several GPUs in one process must join
+  // in one group, or the first would wait for the others.
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (features_.nvlinkCentricSched) config.nvlinkCentricSched = 1;
+#endif
   CCLAB_NCCL(ncclGroupStart());
   for (int i = 0; i < local; ++i) {
     CCLAB_CUDA(cudaSetDevice(devices_[static_cast<std::size_t>(i)]->gpu()));
-    CCLAB_NCCL(ncclCommInitRank(&comms_[static_cast<std::size_t>(i)], size_, id, firstRank_ + i));
+    CCLAB_NCCL(ncclCommInitRankConfig(&comms_[static_cast<std::size_t>(i)], size_, id, firstRank_ + i, &config));
   }
   CCLAB_NCCL(ncclGroupEnd());
 }
 
-NcclCommunicator::NcclCommunicator(ncclComm_t comm, CudaDevice& device) : devices_{&device}, comms_{comm} {
+NcclCommunicator::NcclCommunicator(ncclComm_t comm, CudaDevice& device) : devices_{&device}, comms_{comm}, features_(features()) {
   CCLAB_NCCL(ncclCommUserRank(comm, &firstRank_));
   CCLAB_NCCL(ncclCommCount(comm, &size_));
 }
 
 std::unique_ptr<NcclCommunicator> NcclCommunicator::split(int color, int key, CudaDevice& device) {
   if (comms_.size() != 1) throw std::logic_error("NcclCommunicator::split: needs one GPU per process");
+  if (!features_.commSplit) throw NcclError("ncclCommSplit needs NCCL 2.18 or later (header and library)");
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0)
   CCLAB_CUDA(cudaSetDevice(device.gpu()));
   ncclComm_t child = nullptr;
@@ -140,18 +155,23 @@ void NcclCommunicator::enqueue(Collective collective, const CollectiveArgs& a, i
     case Collective::Reduce:
       CCLAB_NCCL(ncclReduce(a.send, a.recv, a.count, type, ncclOp(a.op), a.root, comm, stream));
       return;
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
     case Collective::AllToAll:
-      CCLAB_NCCL(ncclAlltoAll(a.send, a.recv, a.count, type, comm, stream));
-      return;
     case Collective::Gather:
-      CCLAB_NCCL(ncclGather(a.send, a.recv, a.count, type, a.root, comm, stream));
-      return;
     case Collective::Scatter:
-      CCLAB_NCCL(ncclScatter(a.send, a.recv, a.count, type, a.root, comm, stream));
+      if (features_.alltoall) {
+        enqueueNative(collective, a, comm, stream);
+        return;
+      }
+      break;
+    case Collective::SendRecv:
+      CCLAB_NCCL(ncclGroupStart());
+      CCLAB_NCCL(ncclSend(a.send, a.count, type, (rank + 1) % size_, comm, stream));
+      CCLAB_NCCL(ncclRecv(a.recv, a.count, type, (rank + size_ - 1) % size_, comm, stream));
+      CCLAB_NCCL(ncclGroupEnd());
       return;
-#else
-    // Older libraries: the same collectives as point-to-point groups, as nccl-tests builds them.
+  }
+  // Older libraries: the same collectives as point-to-point groups, as nccl-tests builds them.
+  switch (collective) {
     case Collective::AllToAll:
       CCLAB_NCCL(ncclGroupStart());
       for (int peer = 0; peer < size_; ++peer) {
@@ -180,16 +200,23 @@ void NcclCommunicator::enqueue(Collective collective, const CollectiveArgs& a, i
       CCLAB_NCCL(ncclRecv(a.recv, a.count, type, a.root, comm, stream));
       CCLAB_NCCL(ncclGroupEnd());
       return;
-#endif
-    case Collective::SendRecv:
-      CCLAB_NCCL(ncclGroupStart());
-      CCLAB_NCCL(ncclSend(a.send, a.count, type, (rank + 1) % size_, comm, stream));
-      CCLAB_NCCL(ncclRecv(a.recv, a.count, type, (rank + size_ - 1) % size_, comm, stream));
-      CCLAB_NCCL(ncclGroupEnd());
+    default:
       return;
   }
-  (void)block;
-  (void)rank;
+}
+
+void NcclCommunicator::enqueueNative(Collective collective, const CollectiveArgs& a, ncclComm_t comm, cudaStream_t stream) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  const ncclDataType_t type = ncclType(a.dtype);
+  switch (collective) {
+    case Collective::AllToAll: CCLAB_NCCL(ncclAlltoAll(a.send, a.recv, a.count, type, comm, stream)); return;
+    case Collective::Gather: CCLAB_NCCL(ncclGather(a.send, a.recv, a.count, type, a.root, comm, stream)); return;
+    case Collective::Scatter: CCLAB_NCCL(ncclScatter(a.send, a.recv, a.count, type, a.root, comm, stream)); return;
+    default: break;
+  }
+#endif
+  (void)collective, (void)a, (void)comm, (void)stream;
+  throw std::logic_error("NcclCommunicator: no native call for this collective in this NCCL");
 }
 
 bool NcclCommunicator::streamsIdle() {
@@ -237,6 +264,8 @@ void NcclCommunicator::abort() {
     if (comm != nullptr) ncclCommAbort(comm);
   }
 }
+
+NcclFeatures NcclCommunicator::features() { return ncclFeatures(NCCL_VERSION_CODE, libraryVersionCode()); }
 
 int NcclCommunicator::libraryVersionCode() {
   int code = 0;

@@ -18,6 +18,7 @@
 
 #include "collectives/communicator.h"
 #include "collectives/cuda/cuda_device.h"
+#include "collectives/nccl/nccl_features.h"
 
 namespace cclab {
 
@@ -67,12 +68,15 @@ class NcclCommunicator final : public Communicator {
   // "2.28.9" of the library loaded at run time, and its code (22809; 0 when it does not say).
   static std::string libraryVersion();
   static int libraryVersionCode();
+  // What this build may call in the loaded library (nccl_features.h).
+  static NcclFeatures features();
 
  private:
   NcclCommunicator(ncclComm_t comm, CudaDevice& device);
   bool streamsIdle();
   void abort();  // on the polling thread
   void enqueue(Collective collective, const CollectiveArgs& args, int local);
+  void enqueueNative(Collective collective, const CollectiveArgs& args, ncclComm_t comm, cudaStream_t stream);
 
   std::vector<CudaDevice*> devices_;
   std::vector<ncclComm_t> comms_;
@@ -80,6 +84,7 @@ class NcclCommunicator final : public Communicator {
   std::atomic<bool> abortRequested_{false};
   std::function<void()> onAborted_;
   bool aborted_ = false;
+  NcclFeatures features_;
   int firstRank_ = 0;
   int size_ = 1;
 };
