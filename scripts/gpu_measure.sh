@@ -76,7 +76,7 @@ if wants measure; then
   for np in 2 4 8; do
     # Several processes share GPU 0: HBM is the link. Up to 1 GiB (8 processes x 2 buffers fit in 80 GB).
     note "cclab CUDA ring, $np processes on one GPU, 8 B - 1 GiB"
-    "${mpirun[@]}" -np "$np" "$ccbench" all --backend cclab --device cuda -b 8 -e 1G -f 4 -w 5 -n 20 \
+    CUDA_VISIBLE_DEVICES=0 "${mpirun[@]}" -x CUDA_VISIBLE_DEVICES -np "$np" "$ccbench" all --backend cclab --device cuda -b 8 -e 1G -f 4 -w 5 -n 20 \
         -J "$out/cclab_cuda_ring_np$np.json" >"$out/cclab_cuda_ring_np$np.txt" 2>"$logs/cclab_np$np.err" || { status=1; note "FAILED: np $np"; }
   done
   # Training steps on the GPU beside their predictions (cuBLAS GEMMs in bf16): GPT-2 on one GPU,

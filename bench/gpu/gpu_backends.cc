@@ -324,6 +324,7 @@ std::unique_ptr<Backend> makeCudaAlgorithmBackend(const Options& options) {
   // runs a multi-rank ring (HBM is then the link).
   const int gpu = where.index % available;
   const int sharing = (where.processes + available - 1 - gpu) / available;
+  requirePeerAccess(gpu);  // before any IPC mapping could fail half-way
   return std::make_unique<CudaAlgorithmBackend>(options, gpu, sharing);
 }
 

@@ -1,6 +1,7 @@
 #include "bench/gpu/gpu_info.h"
 
 #include <dlfcn.h>
+#include <mpi.h>
 
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/gpu_peers.h"
 #include "bench/system_info.h"
 #include "collectives/cuda/cuda_error.h"
 
@@ -129,6 +131,19 @@ int gpusOrThrow() {
   agreeOrThrow(n == 0 ? "no GPU found (cudaGetDeviceCount found none: is the NVIDIA driver loaded?)" : "",
                "another rank found no GPU");
   return n;
+}
+
+void requirePeerAccess(int gpu) {
+  int processes = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &processes);
+  std::vector<int> gpus(static_cast<std::size_t>(processes));
+  MPI_Allgather(&gpu, 1, MPI_INT, gpus.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  // Every process asks CUDA the same questions and so reaches the same verdict.
+  const std::string problem = peerAccessProblem(gpus, [](int a, int b) {
+    int can = 0;
+    return cudaDeviceCanAccessPeer(&can, a, b) == cudaSuccess && can == 1;
+  });
+  agreeOrThrow(problem, problem.empty() ? "--device cuda: another rank's GPUs lack peer access" : problem);
 }
 
 }  // namespace cclab::bench

@@ -23,4 +23,8 @@ results::Json describeGpuSystem();
 // Collective over MPI_COMM_WORLD.
 int gpusOrThrow();
 
+// Collective over MPI_COMM_WORLD: InputError on every rank, naming the pair, when two processes'
+// GPUs (`gpu` is this process's) lack peer access (cudaDeviceCanAccessPeer), which CUDA IPC needs.
+void requirePeerAccess(int gpu);
+
 }  // namespace cclab::bench

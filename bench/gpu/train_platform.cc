@@ -236,7 +236,9 @@ std::unique_ptr<StepPlatform> makeGpuPlatform(const TrainOptions& options, DataT
                  "--device cuda --backend cclab: all ranks must run on one host (CUDA IPC does not cross hosts)");
   }
   // The host's processes take its GPUs in turn (several share one where there are fewer GPUs).
-  return std::make_unique<GpuPlatform>(options, dtype, where.index % available);
+  const int gpu = where.index % available;
+  if (options.backend == "cclab") requirePeerAccess(gpu);  // CUDA IPC maps the peers' buffers
+  return std::make_unique<GpuPlatform>(options, dtype, gpu);
 }
 
 }  // namespace cclab::bench
