@@ -31,6 +31,10 @@ class ThreadGroup {
     void* dst = nullptr;        // set by the receive
     std::size_t bytes = 0;
     bool done = false;
+    // A fused receive (irecvReduce): dst = local (op) src over `bytes`.
+    const void* local = nullptr;
+    DataType dtype = DataType::Float;
+    ReduceOp op = ReduceOp::Sum;
   };
   using TransferPtr = std::shared_ptr<Transfer>;
   struct Pair {
@@ -56,9 +60,13 @@ class ThreadsTransport final : public Transport {
   Request irecv(void* buf, std::size_t bytes, int peer) override;
   // Throws std::runtime_error when the transfer does not complete within the group's timeout.
   void wait(Request request) override;
+  // The sender's buffer is in this process: reduced from in place, by whichever side posts second.
+  bool fusesReceiveReduce() const override { return true; }
+  Request irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) override;
 
  private:
   Request track(ThreadGroup::TransferPtr transfer);
+  Request post(ThreadGroup::TransferPtr receive, int peer);
   // With the group's mutex held: copy a matched transfer (both sides posted) and mark it done.
   void complete(ThreadGroup::Transfer& transfer, std::unique_lock<std::mutex>& lock);
 

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+
+#include "collectives/vocabulary.h"
 
 namespace cclab {
 
@@ -26,6 +29,18 @@ class Transport {
   virtual Request irecv(void* buf, std::size_t bytes, int peer) = 0;
   // Block until the transfer is complete.
   virtual void wait(Request request) = 0;
+
+  // NCCL's recvReduceCopy: receive `count` elements of `dtype` from `peer` and leave
+  // dst = local (op) received, reading the peer's buffer in place (one pass over each operand:
+  // three where landing in scratch and reducing afterwards makes five). Transports that can
+  // (threads: the peer's memory is ours; CUDA IPC: one kernel over the mapped buffer) say so;
+  // for the others (MPI) algorithms receive into scratch and reduce (ring_pipeline.cc). `dst` and
+  // `local` must be ready when posted: the reduction may run as soon as the peer's send matches.
+  virtual bool fusesReceiveReduce() const { return false; }
+  virtual Request irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) {
+    (void)dst, (void)local, (void)count, (void)dtype, (void)op, (void)peer;
+    throw std::logic_error("irecvReduce on a transport that does not fuse it");
+  }
 };
 
 }  // namespace cclab

@@ -83,28 +83,42 @@ void runRingSteps(Context& ctx, std::span<const RingStep> steps, DataType dtype,
     recvs[item] = transport.irecv(target, chunk.count * elementSize, left);
   };
 
+  // A transport that reduces as it receives (Transport::fusesReceiveReduce) reads the left
+  // neighbour's chunk in place: no slots, each receive posted at its turn, once dest is free.
+  const bool fused = transport.fusesReceiveReduce();
+
   // Transfers between a pair of ranks match in posting order, so both sides post in item order:
   // all of step 0 first (the caller's data, ready at once), then each forward as its chunk arrives.
   for (std::size_t item = 0; item < chunks; ++item) postSend(item);
-  for (std::size_t item = 0; item < depth; ++item) postRecv(item);
+  for (std::size_t item = 0; item < depth && !fused; ++item) postRecv(item);
   for (std::size_t item = 0; item < items; ++item) {
     const std::size_t t = item / chunks;
     const RingStep& step = steps[t];
     const Block chunk = recvChunk(item);
-    // 1. Wait for this chunk from the left neighbour.
-    transport.wait(recvs[item]);
-    // 2. Reduce it with this rank's own contribution (reducing steps only).
     char* dest = elementAt(step.dest, chunk.offset, dtype);
-    if (step.reduceWith != nullptr) {
+    if (fused) {
+      // 1-2. Receive this chunk from the left neighbour, reduced with this rank's own contribution
+      // on the way (reducing steps) or copied into place.
       clearHazard(item);
-      device.reduce(dest, elementAt(step.reduceWith, chunk.offset, dtype), slots + (item % depth) * slotBytes,
-                    chunk.count, dtype, op);
+      recvs[item] = step.reduceWith != nullptr
+                        ? transport.irecvReduce(dest, elementAt(step.reduceWith, chunk.offset, dtype), chunk.count, dtype, op, left)
+                        : transport.irecv(dest, chunk.count * elementSize, left);
+      transport.wait(recvs[item]);
+    } else {
+      // 1. Wait for this chunk from the left neighbour.
+      transport.wait(recvs[item]);
+      // 2. Reduce it with this rank's own contribution (reducing steps only).
+      if (step.reduceWith != nullptr) {
+        clearHazard(item);
+        device.reduce(dest, elementAt(step.reduceWith, chunk.offset, dtype), slots + (item % depth) * slotBytes,
+                      chunk.count, dtype, op);
+      }
     }
     if (step.finishAvg && op == ReduceOp::Avg) device.divide(dest, chunk.count, dtype, n);
     // 3. Forward it: the same chunk of the next step is exactly what just arrived.
     if (t + 1 < steps.size()) postSend(item + chunks);
     // 4. Reuse the freed slot for the chunk `depth` items ahead.
-    if (item + depth < items) postRecv(item + depth);
+    if (!fused && item + depth < items) postRecv(item + depth);
   }
   for (std::size_t item = 0; item < items; ++item) finishSend(item);
 }

@@ -48,22 +48,29 @@ void ringReduce(Context& ctx, const CollectiveArgs& args) {
   auto recvSlot = [&](std::size_t c) { return scratch + (c % depth) * slotBytes; };
   auto sendSlot = [&](std::size_t c) { return scratch + (depth + c % depth) * slotBytes; };
 
+  // A transport that reduces as it receives (Transport::fusesReceiveReduce) reads the previous
+  // rank's chunk in place: no receive slots, each receive posted once its target is free.
+  const bool fused = transport.fusesReceiveReduce();
   std::vector<Request> recvs(chunks);
   auto postRecv = [&](std::size_t c) { recvs[c] = transport.irecv(recvSlot(c), chunk(c).count * elementSize, prev); };
-  for (std::size_t c = 0; c < depth; ++c) postRecv(c);
+  for (std::size_t c = 0; c < depth && !fused; ++c) postRecv(c);
   for (std::size_t c = 0; c < chunks; ++c) {
     const Block b = chunk(c);
-    transport.wait(recvs[c]);  // 1. the partial sum of chunk c from the previous rank
-    if (isRoot) {              // 2a. the root adds its own input into the result
-      char* out = elementAt(args.recv, b.offset, args.dtype);
-      device.reduce(out, elementAt(args.send, b.offset, args.dtype), recvSlot(c), b.count, args.dtype, args.op);
-      if (args.op == ReduceOp::Avg) device.divide(out, b.count, args.dtype, n);
-    } else {                   // 2b. a middle rank adds its input and forwards the sum
-      if (c >= depth) transport.wait(sends[c - depth]);  // that send slot is free again
-      device.reduce(sendSlot(c), elementAt(args.send, b.offset, args.dtype), recvSlot(c), b.count, args.dtype, args.op);
-      sends.push_back(transport.isend(sendSlot(c), b.count * elementSize, next));
+    const char* input = elementAt(args.send, b.offset, args.dtype);
+    // 1-2. The partial sum of chunk c from the previous rank, plus this rank's input: into the
+    // result at the root, into a send slot (then forwarded) at a middle rank.
+    if (!isRoot && c >= depth) transport.wait(sends[c - depth]);  // that send slot is free again
+    char* target = isRoot ? elementAt(args.recv, b.offset, args.dtype) : sendSlot(c);
+    if (fused) {
+      recvs[c] = transport.irecvReduce(target, input, b.count, args.dtype, args.op, prev);
+      transport.wait(recvs[c]);
+    } else {
+      transport.wait(recvs[c]);
+      device.reduce(target, input, recvSlot(c), b.count, args.dtype, args.op);
     }
-    if (c + depth < chunks) postRecv(c + depth);  // 3. reuse the receive slot
+    if (isRoot && args.op == ReduceOp::Avg) device.divide(target, b.count, args.dtype, n);
+    if (!isRoot) sends.push_back(transport.isend(sendSlot(c), b.count * elementSize, next));
+    if (!fused && c + depth < chunks) postRecv(c + depth);  // 3. reuse the receive slot
   }
   const std::size_t firstUnwaited = chunks > depth ? chunks - depth : 0;
   for (std::size_t c = firstUnwaited; c < sends.size(); ++c) transport.wait(sends[c]);

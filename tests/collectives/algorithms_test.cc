@@ -154,7 +154,30 @@ TEST(ThreadsTransport, AWaitWithoutAPeerTimesOut) {
   EXPECT_THROW(zero.wait(recv), std::runtime_error);
 }
 
-// Records the buffers receives write to, then passes them on.
+TEST(ThreadsTransport, AFusedReceiveReducesThePeersBufferInPlace) {
+  // dst = local + what the peer sent, whichever side posts first; no scratch in between.
+  for (bool senderFirst : {true, false}) {
+    ThreadGroup group(2, std::chrono::seconds(5));
+    ThreadsTransport zero(group, 0), one(group, 1);
+    const std::vector<float> sent = {1, 2, 3}, local = {10, 20, 30};
+    std::vector<float> dst(3, -1);
+    ASSERT_TRUE(one.fusesReceiveReduce());
+    Request send{}, recv{};
+    if (senderFirst) send = zero.isend(sent.data(), sizeof(float) * 3, 1);
+    recv = one.irecvReduce(dst.data(), local.data(), 3, DataType::Float, ReduceOp::Max, 0);
+    if (!senderFirst) send = zero.isend(sent.data(), sizeof(float) * 3, 1);
+    one.wait(recv);
+    zero.wait(send);
+    EXPECT_EQ(dst, (std::vector<float>{10, 20, 30}));
+    recv = one.irecvReduce(dst.data(), local.data(), 3, DataType::Float, ReduceOp::Sum, 0);
+    send = zero.isend(sent.data(), sizeof(float) * 3, 1);
+    one.wait(recv);
+    zero.wait(send);
+    EXPECT_EQ(dst, (std::vector<float>{11, 22, 33}));
+  }
+}
+
+// Records the buffers receives write to, then passes them on (and does not fuse: the slot path).
 class RecordingTransport final : public Transport {
  public:
   explicit RecordingTransport(Transport& inner) : inner_(inner) {}
