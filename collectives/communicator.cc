@@ -13,6 +13,7 @@ std::string AlgorithmCommunicator::algorithm(Collective collective) const {
 void AlgorithmCommunicator::run(Collective collective, const CollectiveArgs& args) {
   if (args.count == 0) return;
   findAlgorithm(collective, family_).run(context_, args);
+  context_.transport().drain();
 }
 
 bool isInPlace(Collective collective, const CollectiveArgs& args, int nranks, int rank) {

@@ -37,6 +37,11 @@ class Transport {
   // for the others (MPI) algorithms receive into scratch and reduce (ring_pipeline.cc). `dst` and
   // `local` must be ready when posted: the reduction may run as soon as the peer's send matches.
   virtual bool fusesReceiveReduce() const { return false; }
+
+  // Finishes what the transport still owes its peers once every request has been waited on (CUDA
+  // IPC: the acknowledgements of receives whose kernels were still running when waited on).
+  // AlgorithmCommunicator calls it at the end of every collective.
+  virtual void drain() {}
   virtual Request irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) {
     (void)dst, (void)local, (void)count, (void)dtype, (void)op, (void)peer;
     throw std::logic_error("irecvReduce on a transport that does not fuse it");

@@ -1,6 +1,7 @@
 #include "collectives/mpi/cuda_ipc_transport.h"
 
 #include <exception>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -186,21 +187,36 @@ bool CudaIpcTransport::acknowledgeIfFinished(Pending& receive) {
 
 void CudaIpcTransport::progress() {
   std::set<int> waitingOn;  // peers with an older receive still outstanding
-  for (auto& [id, p] : pending_) {
-    if (p.isSend || p.done) continue;
-    if (waitingOn.contains(p.peer)) continue;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    Pending& p = it->second;
+    if (p.isSend || p.done || waitingOn.contains(p.peer)) {
+      ++it;
+      continue;
+    }
     if (!p.enqueued) {
       int arrived = 0;
       MPI_Test(&p.descriptorRequest, &arrived, MPI_STATUS_IGNORE);
       if (!arrived) {
         waitingOn.insert(p.peer);
+        ++it;
         continue;
       }
       enqueueReceive(p);
     }
     // Acknowledgements go out in posting order per peer, as its sends expect them.
     if (!acknowledgeIfFinished(p)) waitingOn.insert(p.peer);
+    it = (p.done && p.waited) ? pending_.erase(it) : std::next(it);
   }
+}
+
+void CudaIpcTransport::drain() {
+  auto owed = [&] {
+    for (const auto& [id, p] : pending_) {
+      if (!p.isSend && !p.done) return true;
+    }
+    return false;
+  };
+  while (owed()) progress();
 }
 
 void CudaIpcTransport::wait(Request request) {
@@ -209,6 +225,12 @@ void CudaIpcTransport::wait(Request request) {
   Pending& p = it->second;
   for (;;) {
     progress();
+    if (!p.isSend && p.enqueued && !p.done) {
+      // Enqueued is enough: what reads or forwards these bytes next runs on the same stream, or
+      // waits for it through a send's event. The acknowledgement follows (progress, drain).
+      p.waited = true;
+      return;
+    }
     if (p.isSend) {
       int sent = 0, acknowledged = 0;
       MPI_Test(&p.descriptorRequest, &sent, MPI_STATUS_IGNORE);

@@ -8,9 +8,11 @@
 // for; the host never waits for the GPU to send. The receiver opens that memory and event once,
 // makes its stream wait for the event (on the GPU), and enqueues one kernel reading the peer's
 // buffer in place: a copy (irecv) or dst = local (op) peer (irecvReduce: NCCL's recvReduceCopy,
-// three passes over the chunk where landing in scratch and reducing afterwards makes five). It
-// acknowledges once an event after that kernel has completed (polled, never a blocking sync); the
-// sender's request completes with the acknowledgement, when its buffer may be written again.
+// three passes over the chunk where landing in scratch and reducing afterwards makes five). A
+// receive's wait returns once that kernel is enqueued (what uses the bytes next is ordered after
+// it on the GPU). It acknowledges once an event after the kernel has completed (polled, never a
+// blocking sync; drain() at the end of a collective sends what is still owed); the sender's
+// request completes with the acknowledgement, when its buffer may be written again.
 // While any request is waited on, the transport enqueues the receives whose descriptors have
 // arrived and acknowledges finished ones (in posting order per peer), so two ranks waiting on
 // their sends to each other never deadlock. MPI carries only the 176-byte descriptors and 8-byte
@@ -44,6 +46,8 @@ class CudaIpcTransport final : public Transport {
   Request irecv(void* buf, std::size_t bytes, int peer) override;
   void wait(Request request) override;
   bool fusesReceiveReduce() const override { return true; }
+  // Sends the acknowledgements still owed (a receive's wait returns once its kernel is enqueued).
+  void drain() override;
   Request irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) override;
 
  private:
@@ -70,6 +74,7 @@ class CudaIpcTransport final : public Transport {
     DataType dtype = DataType::Float;
     ReduceOp op = ReduceOp::Sum;
     bool enqueued = false;          // receives: the kernel is on the stream
+    bool waited = false;            // receives: waited on (returned once enqueued), acknowledgement still owed
     cudaEvent_t finished = nullptr;  // receives: recorded after the kernel
     std::uint64_t eventId = 0;      // sends: the event in the descriptor (free again once acknowledged)
     MPI_Request descriptorRequest = MPI_REQUEST_NULL;
