@@ -88,6 +88,7 @@ GpuSpec readGpu(const JsonReader& in) {
     gpu.step.kernelLaunchUs = factor("kernel_launch_us", 1000);
     gpu.step.eagerDispatchUs = factor("eager_dispatch_us", 1000);
     gpu.step.allocatorOverhead = factor("allocator_overhead", 10);
+    gpu.step.oversubscriptionSlowdown = factor("oversubscription_slowdown", 10);
   }
   return gpu;
 }
@@ -247,13 +248,15 @@ Json toJson(const Cluster& cluster) {
   gpu["memory_bandwidth_gbps"] = cluster.gpu.memoryBandwidthGBps;
   gpu["launch_latency_us"] = cluster.gpu.launchLatencyUs;
   const GpuSpec::Step& step = cluster.gpu.step;
-  if (step.computeSlowdown > 0 || step.commSlowdown > 0 || step.kernelLaunchUs > 0 || step.eagerDispatchUs > 0 || step.allocatorOverhead > 0) {
+  if (step.computeSlowdown > 0 || step.commSlowdown > 0 || step.kernelLaunchUs > 0 || step.eagerDispatchUs > 0 || step.allocatorOverhead > 0 ||
+      step.oversubscriptionSlowdown > 0) {
     Json& knobs = gpu["step"];
     knobs["compute_slowdown"] = step.computeSlowdown;
     knobs["comm_slowdown"] = step.commSlowdown;
     knobs["kernel_launch_us"] = step.kernelLaunchUs;
     knobs["eager_dispatch_us"] = step.eagerDispatchUs;
     knobs["allocator_overhead"] = step.allocatorOverhead;
+    if (step.oversubscriptionSlowdown > 0) knobs["oversubscription_slowdown"] = step.oversubscriptionSlowdown;
   }
   Json& intra = doc["intra_node"];
   intra["bandwidth_gbps"] = cluster.intra.bandwidthGBps;

@@ -34,11 +34,14 @@ struct GpuSpec {
   // zero by default (the closed forms' ideal): how a collective running beside compute slows both
   // (NCCL's kernels take SMs and HBM bandwidth), the gap each kernel launch costs, what eager
   // PyTorch's dispatcher costs per operator on the CPU (the GPU starves when kernels are
-  // shorter), and what the caching allocator adds on top of the memory in use.
+  // shorter), and what the caching allocator adds on top of the memory in use; on CPU
+  // descriptions, what ranks outnumbering the cores lose beyond their share of them (the kernel
+  // switching between them, caches refilled, MPI polling for a descheduled peer).
   struct Step {
     double computeSlowdown = 0, commSlowdown = 0;
     double kernelLaunchUs = 0, eagerDispatchUs = 0;
     double allocatorOverhead = 0;
+    double oversubscriptionSlowdown = 0;
   } step;
 };
 

@@ -24,8 +24,8 @@ struct CalibrateOptions {
 
 // The step model's interference fitted to the training records, as text.
 std::string stepFitText(const StepFit& fit) {
-  std::string text = fmt::format("# step model: compute_slowdown = comm_slowdown = {:.2f} fitted to {} training record{}\n", fit.slowdown,
-                                 fit.rows.size(), fit.rows.size() == 1 ? "" : "s");
+  std::string text = fmt::format("# step model: compute_slowdown = comm_slowdown = {:.2f}, oversubscription_slowdown = {:.2f} fitted to {} training record{}\n",
+                                 fit.slowdown, fit.oversubscription, fit.rows.size(), fit.rows.size() == 1 ? "" : "s");
   text += fmt::format("# {:<40} {:>12} {:>12} {:>12}\n", "record", "measured s", "before s", "fitted s");
   for (const StepFitRow& r : fit.rows) text += fmt::format("  {:<40} {:>12.4g} {:>12.4g} {:>12.4g}\n", r.source, r.measured, r.before, r.after);
   text += fmt::format("# step time median |error|: {:.1f}% before, {:.1f}% fitted\n", fit.medianErrorBeforePct, fit.medianErrorAfterPct);
@@ -41,6 +41,7 @@ int runTrainingOnly(const CalibrateOptions& o) {
   const StepFit fit = fitStepInterference(records, o.warmup);
   Cluster fitted = loadCluster(o.cluster);
   fitted.gpu.step.computeSlowdown = fitted.gpu.step.commSlowdown = fit.slowdown;
+  fitted.gpu.step.oversubscriptionSlowdown = fit.oversubscription;
   results::writeFileAtomically(o.output, results::dumpJson(toJson(fitted), 2) + "\n");
   std::fputs((stepFitText(fit) + fmt::format("# wrote {}\n", o.output)).c_str(), stdout);
   return 0;
@@ -111,6 +112,8 @@ int run(const CalibrateOptions& o) {
     for (const std::string& path : o.training) records.push_back(results::readTraining(path));
     const StepFit fit = fitStepInterference(records, o.warmup);
     fitted.gpu.step.computeSlowdown = fitted.gpu.step.commSlowdown = fit.slowdown;
+    fitted.gpu.step.oversubscriptionSlowdown = fit.oversubscription;
+  fitted.gpu.step.oversubscriptionSlowdown = fit.oversubscription;
     text += stepFitText(fit);
   }
   results::writeFileAtomically(o.output, results::dumpJson(toJson(fitted), 2) + "\n");

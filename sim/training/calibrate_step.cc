@@ -32,12 +32,24 @@ StepFit fitStepInterference(const std::vector<results::TrainingMeasurement>& rec
   std::vector<TrainingPricer> pricers;
   pricers.reserve(runs.size());
   for (const Prepared& r : runs) pricers.emplace_back(r.job, r.config.collectives);
-  auto predict = [&](std::size_t k, std::optional<double> x) {
+  struct Knobs {
+    double x = 0, o = 0;
+  };
+  auto predict = [&](std::size_t k, std::optional<Knobs> fitted) {
     GpuSpec::Step knobs = runs[k].job.gpu.step;
-    if (x) knobs.computeSlowdown = knobs.commSlowdown = *x;
+    if (fitted) {
+      knobs.computeSlowdown = knobs.commSlowdown = fitted->x;
+      knobs.oversubscriptionSlowdown = fitted->o;
+    }
     pricers[k].setStepKnobs(knobs);
     return estimateTraining(runs[k].model, runs[k].config, pricers[k]).step.total;
   };
+  // The oversubscription knob only acts where ranks outnumber a CPU node's cores: elsewhere it
+  // stays 0.
+  bool oversubscribed = false;
+  for (const Prepared& r : runs) {
+    oversubscribed |= r.job.intra.kind == FabricKind::SharedMemory && r.job.intra.cores > 0 && r.job.gpusPerNode > r.job.intra.cores;
+  }
   StepFit fit;
   std::vector<double> errorsBefore;
   for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -45,16 +57,19 @@ StepFit fitStepInterference(const std::vector<results::TrainingMeasurement>& rec
     errorsBefore.push_back(std::abs(100 * (runs[k].before / runs[k].measured - 1)));
   }
   double bestError = std::numeric_limits<double>::infinity();
-  for (int step = 0; step <= 200; ++step) {
-    const double x = step / 100.0;
-    std::vector<double> errors;
-    for (std::size_t k = 0; k < runs.size(); ++k) errors.push_back(std::abs(100 * (predict(k, x) / runs[k].measured - 1)));
-    const double error = results::median(errors);
-    if (error < bestError - 1e-12) bestError = error, fit.slowdown = x;
+  for (int os = 0; os <= (oversubscribed ? 20 : 0); ++os) {
+    for (int step = 0; step <= 200; ++step) {
+      const Knobs knobs{step / 100.0, os / 20.0};
+      std::vector<double> errors;
+      for (std::size_t k = 0; k < runs.size(); ++k) errors.push_back(std::abs(100 * (predict(k, knobs) / runs[k].measured - 1)));
+      double error = 0;
+      for (double e : errors) error += e / static_cast<double>(errors.size());
+      if (error < bestError - 1e-12) bestError = error, fit.slowdown = knobs.x, fit.oversubscription = knobs.o;
+    }
   }
   std::vector<double> errorsAfter;
   for (std::size_t k = 0; k < runs.size(); ++k) {
-    const double after = predict(k, fit.slowdown);
+    const double after = predict(k, Knobs{fit.slowdown, fit.oversubscription});
     fit.rows.push_back({runs[k].source, runs[k].measured, runs[k].before, after});
     errorsAfter.push_back(std::abs(100 * (after / runs[k].measured - 1)));
   }

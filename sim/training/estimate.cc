@@ -46,6 +46,7 @@ Interference interferenceOf(const Cluster& cluster, const TrainConfig& c) {
   Interference in{cluster.gpu.step.computeSlowdown, cluster.gpu.step.commSlowdown};
   if (cluster.intra.kind == FabricKind::SharedMemory && cluster.intra.cores > 0) {
     in.cores = cluster.intra.cores;
+    in.oversubscription = cluster.gpu.step.oversubscriptionSlowdown;
     in.ranksPerStage = static_cast<double>(c.tp) * c.dp * cluster.gpusPerNode / std::max(1, c.gpus);
   }
   return in;

@@ -169,7 +169,7 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
       double busy = 0;
       for (std::size_t stage = 0; stage < computing.size(); ++stage) busy += computing[stage] + communicating[stage];
       busy *= interference.ranksPerStage;
-      if (busy > interference.cores) processor = interference.cores / busy;
+      if (busy > interference.cores) processor = interference.cores / busy / (1 + interference.oversubscription);
     }
     double step = std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < running.size(); ++k) {

@@ -26,6 +26,8 @@ struct Interference {
   // x data-parallel ranks there).
   int cores = 0;  // 0: a GPU each, nothing shared
   double ranksPerStage = 1;
+  // While more are busy than there are cores, each runs at cores / busy / (1 + this).
+  double oversubscription = 0;
 };
 
 struct TimedTask {

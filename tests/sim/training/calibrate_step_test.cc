@@ -66,5 +66,39 @@ TEST(StepFit, RecoversAKnownInterference) {
   fs::remove_all(dir);
 }
 
+TEST(StepFit, RecoversAKnownOversubscriptionOnACpuDescription) {
+  // Four ranks on the 2-core description: what ranks outnumbering cores lose beyond their share
+  // (oversubscription_slowdown) is fitted back; two ranks (one per core) do not feel it.
+  const fs::path dir = fs::temp_directory_path() / ("cclab_step_fit_cpu_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Cluster plain = loadCluster("cpu-2core-amd-epyc");
+  plain.gpu.step = {};
+  const fs::path file = dir / "plain.json";
+  std::ofstream(file) << results::dumpJson(toJson(plain), 2);
+  Cluster truth = plain;
+  truth.gpu.step.oversubscriptionSlowdown = 0.3;
+
+  std::vector<results::TrainingMeasurement> records;
+  for (const auto& [ranks, zero, pp] : {std::tuple{4, 3, 1}, std::tuple{4, 0, 4}, std::tuple{4, 1, 1}, std::tuple{2, 0, 1}}) {
+    TrainingSettings s;
+    s.model = "gpt2";
+    s.scale = 8;
+    s.precision = "fp32";
+    s.gpus = ranks;
+    s.gpusPerNode = ranks;
+    s.pp = pp;
+    s.microBatch = 2;
+    s.globalBatch = 16;
+    s.zero = zero;
+    records.push_back(recordOf(s, truth, file.string()));
+  }
+  const StepFit fit = fitStepInterference(records);
+  EXPECT_NEAR(fit.oversubscription, 0.30, 0.026);  // the grid's step is 0.05
+  EXPECT_LT(fit.medianErrorAfterPct, 1.0);
+  EXPECT_NEAR(fit.rows.back().before, fit.rows.back().measured, 1e-9 * fit.rows.back().measured);  // 2 ranks on 2 cores
+  EXPECT_LT(fit.rows.front().before, 0.95 * fit.rows.front().measured);                            // 4 ranks on 2 cores
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cclab::sim
