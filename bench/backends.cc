@@ -45,7 +45,9 @@ class HostAlgorithmBackend final : public Backend {
   explicit HostAlgorithmBackend(const Options& o)
       : Backend("cclab", fmt::format("cclab {} over MPI point-to-point, {} chunks", o.algo, describeBytes(o.chunkBytes))),
         transport_(MPI_COMM_WORLD),
-        communicator_(transport_, hostDevice(), o.algo, o.chunkBytes) {}
+        communicator_(transport_, hostDevice(), o.algo, o.chunkBytes) {
+    communicator_.setRanksPerNode(o.ranksPerNode > 0 ? o.ranksPerNode : ranksPerHost());
+  }
   Communicator& communicator() override { return communicator_; }
   Device& device(int) override { return hostDevice(); }
   std::unique_ptr<Checker> checker(const CheckSpec& spec, int) override { return std::make_unique<verify::Verifier>(spec); }

@@ -80,7 +80,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("--csv", o.csvPath, "write the results as CSV");
   app.add_option("--backend", backends, fmt::format("what runs the collectives: {}, or a comma list to compare", fmt::join(kBackends, ", ")))
       ->capture_default_str();
-  app.add_option("--algo", o.algo, fmt::format("cclab algorithm family (--backend cclab): {}", algorithmFamilies()))->capture_default_str();
+  app.add_option("--algo", o.algo,
+                 fmt::format("cclab algorithm (--backend cclab): {}; a comma list takes, per collective, the first that does it",
+                             algorithmFamilies()))
+      ->capture_default_str();
+  app.add_option("--ranks-per-node", o.ranksPerNode,
+                 "nodes for cclab's hierarchical algorithms: ranks k*i..k*i+k-1 share node i (default: the processes sharing a host)");
   app.add_option("--device", o.device, fmt::format("where cclab's buffers and kernels live: {}", fmt::join(kDevices, " or ")))
       ->capture_default_str();
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
@@ -130,6 +135,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   requireAtLeast(o.warmupIters, 0, "-w");
   if (threads != 1) throw InputError(fmt::format("-t {}: ccbench runs one thread per process; start more processes with mpirun -np", threads));
   requireAtLeast(o.gpusPerProcess, 1, "-g");
+  requireAtLeast(o.ranksPerNode, 0, "--ranks-per-node");
   const bool ncclOnly = o.backends.size() == 1 && uses("nccl");
   if (o.gpusPerProcess > 1 && !ncclOnly) throw InputError(fmt::format("-g {}: several GPUs per process need --backend nccl alone", o.gpusPerProcess));
   requireAtLeast(o.graphLaunches, 0, "-G");

@@ -31,7 +31,8 @@ enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
 struct Options {
   std::vector<Collective> collectives;
   std::vector<std::string> backends{"mpi"};
-  std::string algo = "ring";
+  std::string algo = "ring";  // a registry name or family, or a comma list: per collective the first that does it
+  int ranksPerNode = 0;       // for the hierarchical algorithms; 0: the processes sharing a host
   std::string device = "cpu";
   Sweep sweep;  // -b -e -i -f
   int iters = 20;

@@ -150,6 +150,19 @@ HostPosition hostPosition() {
   return p;
 }
 
+int ranksPerHost() {
+  const HostPosition here = hostPosition();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Equal hosts, ranks numbered host by host: every host's count is the same and every rank's
+  // place on its host is its rank modulo that count.
+  int fewest = here.processes, most = here.processes, inBlocks = rank % here.processes == here.index ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &inBlocks, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return fewest == most && inBlocks == 1 ? here.processes : 0;
+}
+
 void agreeOrThrow(const std::string& localProblem, const std::string& summary) {
   int bad = localProblem.empty() ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -37,6 +37,9 @@ struct HostPosition {
   int processes = 1;  // on this host
 };
 HostPosition hostPosition();
+// Ranks per node for cclab's hierarchical algorithms: the processes on each host when every host
+// has as many and ranks are numbered host by host (mpirun's default), else 0 (one node). Collective.
+int ranksPerHost();
 
 // Throws the same InputError on every process when any process has a problem (a GPU it cannot
 // use, memory that does not fit), so they all stop instead of some waiting for the others.

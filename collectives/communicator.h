@@ -39,6 +39,8 @@ class AlgorithmCommunicator final : public Communicator {
   int size() const override { return context_.size(); }
   std::string algorithm(Collective collective) const override;
   void run(Collective collective, const CollectiveArgs& args) override;
+  // Nodes for the hierarchical algorithms (Context::ranksPerNode).
+  void setRanksPerNode(int k) { context_.setRanksPerNode(k); }
 
  private:
   Context context_;

@@ -4,6 +4,9 @@
 // pipeline chunk size, and reusable scratch memory on that device.
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <vector>
 
 #include "collectives/device.h"
 #include "collectives/transport.h"
@@ -30,12 +33,24 @@ class Context {
   // Scratch of at least `bytes` on the device, valid until the next call (it grows, never shrinks).
   void* scratch(std::size_t bytes);
 
+  // Ranks per node for the hierarchical algorithms: ranks k*i .. k*i+k-1 share node i. 0 (the
+  // default): all ranks share one node.
+  int ranksPerNode() const { return ranksPerNode_; }
+  void setRanksPerNode(int k) { ranksPerNode_ = k; }
+
+  // A context over the ranks `members` of this one (this rank among them; see GroupTransport),
+  // kept with its scratch for the life of this context.
+  Context& group(const std::vector<int>& members);
+
  private:
   Transport& transport_;
   Device& device_;
   std::size_t chunkBytes_;
   void* scratch_ = nullptr;
   std::size_t scratchBytes_ = 0;
+  int ranksPerNode_ = 0;
+  struct Group;
+  std::map<std::vector<int>, std::unique_ptr<Group>> groups_;
 };
 
 // Byte address of element `index` of a buffer of `dtype` elements.

@@ -197,6 +197,7 @@ class CudaAlgorithmBackend final : public GpuBackend {
         transport_(MPI_COMM_WORLD, *devices_.front()),
         communicator_(transport_, *devices_.front(), o.algo, o.chunkBytes),
         sharing_(sharing) {
+    communicator_.setRanksPerNode(o.ranksPerNode > 0 ? o.ranksPerNode : ranksPerHost());
     setDescription(fmt::format("cclab {} on CUDA, IPC between processes, {} chunks", o.algo, describeBytes(o.chunkBytes)));
   }
   Communicator& communicator() override { return communicator_; }

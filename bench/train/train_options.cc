@@ -66,7 +66,9 @@ std::optional<TrainOptions> parseTrainOptions(int argc, const char* const* argv,
   if (o.backend != "mpi" && o.backend != "cclab" && o.backend != "nccl") {
     throw InputError(fmt::format("unknown backend '{}' (valid: mpi, cclab, nccl)", o.backend));
   }
-  if (o.backend == "cclab") findAlgorithm(Collective::AllReduce, o.algo);  // an unknown family fails here
+  if (o.backend == "cclab") {  // an algorithm that does not do a collective of the step fails here
+    for (Collective c : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather}) findAlgorithm(c, o.algo);
+  }
   if (o.device != "cpu" && o.device != "cuda") throw InputError(fmt::format("unknown device '{}' (valid: cpu, cuda)", o.device));
   if (o.backend == "nccl" && app.count("--device") == 0) o.device = "cuda";  // NCCL's collectives run on GPUs
   if (o.backend == "nccl" && o.device != "cuda") throw InputError("--backend nccl runs on GPUs: use --device cuda");

@@ -22,6 +22,18 @@ constexpr std::array kAlgorithms = {
     Algorithm{Collective::Gather, "linear", "ring", linearGather},
     Algorithm{Collective::Scatter, "linear", "ring", linearScatter},
     Algorithm{Collective::SendRecv, "ring", "ring", ringSendRecv},
+    Algorithm{Collective::AllReduce, "rd", "rd", rdAllReduce},
+    Algorithm{Collective::AllReduce, "rhd", "rhd", rhdAllReduce},
+    Algorithm{Collective::ReduceScatter, "rhd", "rhd", rhdReduceScatter},
+    Algorithm{Collective::AllGather, "rhd", "rhd", rhdAllGather},
+    Algorithm{Collective::AllGather, "bruck", "bruck", bruckAllGather},
+    Algorithm{Collective::AllToAll, "bruck", "bruck", bruckAllToAll},
+    Algorithm{Collective::AllReduce, "tree", "tree", treeAllReduce},
+    Algorithm{Collective::Broadcast, "tree", "tree", treeBroadcast},
+    Algorithm{Collective::Reduce, "tree", "tree", treeReduce},
+    Algorithm{Collective::Gather, "tree", "tree", treeGather},
+    Algorithm{Collective::Scatter, "tree", "tree", treeScatter},
+    Algorithm{Collective::AllReduce, "hier", "hier", hierAllReduce},
 };
 
 }  // namespace
@@ -36,18 +48,32 @@ std::string algorithmFamilies() {
   return fmt::format("{}", fmt::join(families, ", "));
 }
 
-const Algorithm& findAlgorithm(Collective collective, std::string_view familyOrName) {
+namespace {
+
+const Algorithm* findOne(Collective collective, std::string_view familyOrName) {
   for (const auto& algo : kAlgorithms) {
-    if (algo.collective == collective && algo.family == familyOrName) return algo;
+    if (algo.collective == collective && algo.family == familyOrName) return &algo;
   }
   for (const auto& algo : kAlgorithms) {
-    if (algo.collective == collective && algo.name == familyOrName) return algo;
+    if (algo.collective == collective && algo.name == familyOrName) return &algo;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const Algorithm& findAlgorithm(Collective collective, std::string_view choice) {
+  // A list ("tree,rhd,ring"): the first that does this collective.
+  for (std::string_view rest = choice; !rest.empty();) {
+    const std::size_t comma = rest.find(',');
+    if (const Algorithm* algo = findOne(collective, rest.substr(0, comma))) return *algo;
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
   }
   std::string known;
   for (const auto& algo : kAlgorithms) {
-    if (algo.collective == collective) known += fmt::format("{}{} ({} family)", known.empty() ? "" : ", ", algo.name, algo.family);
+    if (algo.collective == collective) known += fmt::format("{}{}", known.empty() ? "" : ", ", algo.name);
   }
-  throw InputError(fmt::format("no cclab algorithm '{}' for {} (available: {})", familyOrName, name(collective), known));
+  throw InputError(fmt::format("no cclab algorithm '{}' for {} (available: {})", choice, name(collective), known));
 }
 
 }  // namespace cclab

@@ -14,21 +14,12 @@
 
 namespace cclab {
 
-void ringAllReduce(Context& ctx, const CollectiveArgs& args) {
-  const int n = ctx.size();
-  const int r = ctx.rank();
-  const std::size_t bytes = args.count * sizeOf(args.dtype);
-  if (n == 1) {
-    ctx.device().copy(args.recv, args.send, bytes);
-    return;
-  }
+void addRingReduceScatterHalf(std::vector<RingStep>& steps, int n, int r, const CollectiveArgs& args, bool finishAvg) {
   auto segment = [&](int s) { return evenBlock(args.count, static_cast<std::size_t>(n), static_cast<std::size_t>((s % n + n) % n)); };
   auto in = [&](int s) { return elementAt(args.send, segment(s).offset, args.dtype); };
   auto out = [&](int s) { return elementAt(args.recv, segment(s).offset, args.dtype); };
-
-  std::vector<RingStep> steps;
-  // Reduce-scatter, step t: send segment r-t, receive segment r-t-1 and add this rank's input to
-  // it. Step 0 sends this rank's own input; later steps forward the partial sum just computed.
+  // Step t: send segment r-t, receive segment r-t-1 and add this rank's input to it. Step 0 sends
+  // this rank's own input; later steps forward the partial sum just computed.
   for (int t = 0; t < n - 1; ++t) {
     RingStep step;
     step.send = (t == 0) ? static_cast<const void*>(in(r)) : out(r - t);
@@ -36,10 +27,15 @@ void ringAllReduce(Context& ctx, const CollectiveArgs& args) {
     step.dest = out(r - t - 1);
     step.recvCount = segment(r - t - 1).count;
     step.reduceWith = in(r - t - 1);
-    step.finishAvg = (t == n - 2);  // segment r+1 is now complete on this rank
+    step.finishAvg = finishAvg && (t == n - 2);  // segment r+1 is now complete on this rank
     steps.push_back(step);
   }
-  // All-gather, step u: send the finished segment r+1-u, receive the finished segment r-u.
+}
+
+void addRingAllGatherHalf(std::vector<RingStep>& steps, int n, int r, const CollectiveArgs& args) {
+  auto segment = [&](int s) { return evenBlock(args.count, static_cast<std::size_t>(n), static_cast<std::size_t>((s % n + n) % n)); };
+  auto out = [&](int s) { return elementAt(args.recv, segment(s).offset, args.dtype); };
+  // Step u: send the finished segment r+1-u, receive the finished segment r-u.
   for (int u = 0; u < n - 1; ++u) {
     RingStep step;
     step.send = out(r + 1 - u);
@@ -48,6 +44,17 @@ void ringAllReduce(Context& ctx, const CollectiveArgs& args) {
     step.recvCount = segment(r - u).count;
     steps.push_back(step);
   }
+}
+
+void ringAllReduce(Context& ctx, const CollectiveArgs& args) {
+  const int n = ctx.size();
+  if (n == 1) {
+    ctx.device().copy(args.recv, args.send, args.count * sizeOf(args.dtype));
+    return;
+  }
+  std::vector<RingStep> steps;
+  addRingReduceScatterHalf(steps, n, ctx.rank(), args, true);
+  addRingAllGatherHalf(steps, n, ctx.rank(), args);
   runRingSteps(ctx, steps, args.dtype, args.op);
 }
 

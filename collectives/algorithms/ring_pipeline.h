@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include "collectives/context.h"
 #include "collectives/vocabulary.h"
@@ -41,5 +42,12 @@ std::size_t ringSlotBytes(Context& ctx, std::span<const RingStep> steps, DataTyp
 // Runs the steps to completion. Callers that need scratch of their own place it after
 // ringSlotBytes() in the same ctx.scratch() region.
 void runRingSteps(Context& ctx, std::span<const RingStep> steps, DataType dtype, ReduceOp op);
+
+// The two halves of the ring all-reduce of `args` (count elements cut into n segments by
+// evenBlock), for algorithms built from them. After the reduce-scatter half rank r holds segment
+// r+1 complete in args.recv (divided for Avg when `finishAvg`); the all-gather half passes the
+// finished segments around.
+void addRingReduceScatterHalf(std::vector<RingStep>& steps, int n, int r, const CollectiveArgs& args, bool finishAvg);
+void addRingAllGatherHalf(std::vector<RingStep>& steps, int n, int r, const CollectiveArgs& args);
 
 }  // namespace cclab

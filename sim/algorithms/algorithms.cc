@@ -13,7 +13,7 @@ constexpr std::array kAlgorithms = {
     SimAlgorithm{"tree", planTree, false, "double binary tree all_reduce; binomial broadcast, reduce, gather, scatter"},
     SimAlgorithm{"rhd", planRhd, false, "recursive halving-doubling: all_reduce (Rabenseifner), reduce_scatter, all_gather"},
     SimAlgorithm{"rd", planRd, false, "recursive doubling: all_reduce"},
-    SimAlgorithm{"bruck", planBruck, false, "Bruck: alltoall"},
+    SimAlgorithm{"bruck", planBruck, false, "Bruck: alltoall, all_gather"},
     SimAlgorithm{"hier", planHier, false, "hierarchical intra/inter-node: all_reduce, all_gather, reduce_scatter"},
     SimAlgorithm{"nvls", planNvls, true, "NVLink SHARP in-switch reduction: all_reduce, reduce_scatter, all_gather"},
 };

@@ -1,4 +1,5 @@
-// Bruck alltoall: log2(n) steps; in step k every rank sends the blocks whose index has bit k set
+// Bruck's algorithms: ceil(log2 n) steps for any rank count. all_gather: see planBruck.
+// alltoall: log2(n) steps; in step k every rank sends the blocks whose index has bit k set
 // (about half of its buffer) to the rank 2^k away, plus a local rotation of the whole buffer
 // before and after. Fewer, larger messages than pairwise: it wins on latency, loses on bytes.
 // Ranks are numbered node by node and partners are r + 2^k mod n, so across nodes every step has
@@ -22,9 +23,28 @@ int ranksLeavingTheNode(int n, int g, int distance) {
 }  // namespace
 
 bool planBruck(Collective c, const Shape& s, double bytes, Plan& plan) {
-  if (c != Collective::AllToAll) return false;
+  if (c != Collective::AllToAll && c != Collective::AllGather) return false;
   const int n = s.ranks, p = s.nodes, g = s.perNode();
   const double steps = log2Ceil(n);
+  if (c == Collective::AllGather) {
+    // all_gather: in the step at distance d every rank sends min(d, n-d) blocks (of bytes/n) to
+    // rank r-d, (n-1)/n of the output in all; then one local rotation of the whole output.
+    const double block = bytes / n;
+    double intraBytes = 0, interBytes = 0;
+    for (int distance = 1; distance < n; distance *= 2) {
+      const double moved = std::min(distance, n - distance) * block;
+      const int leaving = p > 1 ? ranksLeavingTheNode(n, g, distance) : 0;
+      if (leaving < g) intraBytes += moved;  // some rank of the node still sends inside it
+      interBytes += leaving * moved;
+    }
+    Phase& phase = plan.addPhase();
+    Transfer intra{LinkClass::Intra, p > 1 ? 0.0 : steps, intraBytes, n};
+    intra.allPairs = true;
+    phase.add(intra);
+    if (p > 1) phase.add({LinkClass::Inter, steps, interBytes, n});
+    plan.addPhase().add({LinkClass::Local, 0, bytes, n});
+    return true;
+  }
   Phase& rotate = plan.addPhase();
   rotate.add({LinkClass::Local, 0, 2 * bytes, n});
   Phase& phase = plan.addPhase();

@@ -192,7 +192,8 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce -n 0", "-n must be at least 1"},
       {"all_reduce --frobnicate", "--frobnicate"},
       {"all_reduce -J /nonexistent-dir/r.json", "cannot write '/nonexistent-dir/r.json'"},
-      {"all_reduce --backend cclab --algo tree", "no cclab algorithm 'tree' for all_reduce"},
+      {"all_reduce --backend cclab --algo bruck", "no cclab algorithm 'bruck' for all_reduce"},
+      {"broadcast --backend cclab --algo rd,rhd", "no cclab algorithm 'rd,rhd' for broadcast"},
       {"", "missing the collective"},
   };
   for (const auto& [args, message] : cases) {

@@ -22,8 +22,10 @@
 namespace cclab {
 namespace {
 
-// Runs fn(rank, communicator) on n threads, one per rank; returns the first failure, if any.
-std::string onRanks(int n, std::size_t chunkBytes, const std::function<void(int, Communicator&)>& fn) {
+// Runs fn(rank, communicator) on n threads, one per rank, with cclab's algorithm `algo` (and
+// `ranksPerNode` for the hierarchical ones); returns the first failure, if any.
+std::string onRanks(int n, std::size_t chunkBytes, const std::function<void(int, Communicator&)>& fn,
+                    const std::string& algo = "ring", int ranksPerNode = 0) {
   ThreadGroup group(n, std::chrono::seconds(5));
   std::vector<std::thread> threads;
   std::vector<std::string> errors(static_cast<std::size_t>(n));
@@ -32,7 +34,8 @@ std::string onRanks(int n, std::size_t chunkBytes, const std::function<void(int,
       try {
         ThreadsTransport transport(group, r);
         HostDevice host;
-        AlgorithmCommunicator comm(transport, host, "ring", chunkBytes);
+        AlgorithmCommunicator comm(transport, host, algo, chunkBytes);
+        comm.setRanksPerNode(ranksPerNode);
         fn(r, comm);
       } catch (const std::exception& e) {
         errors[static_cast<std::size_t>(r)] = e.what();
@@ -47,6 +50,7 @@ std::string onRanks(int n, std::size_t chunkBytes, const std::function<void(int,
 }
 
 struct AlgoCase {
+  std::string algo;  // a registry name
   Collective collective;
   int nranks;
   DataType dtype;
@@ -55,7 +59,7 @@ struct AlgoCase {
 };
 
 std::string caseName(const AlgoCase& c) {
-  return std::string(name(c.collective)) + "_np" + std::to_string(c.nranks) + "_" + std::string(name(c.dtype)) + "_" +
+  return c.algo + "_" + std::string(name(c.collective)) + "_np" + std::to_string(c.nranks) + "_" + std::string(name(c.dtype)) + "_" +
          (c.op ? std::string(name(*c.op)) : "none") + (c.inPlace ? "_inplace" : "_outofplace");
 }
 
@@ -69,7 +73,10 @@ TEST_P(Algorithms, ExactResults) {
     const int lastRoot = hasRoot(c.collective) ? c.nranks - 1 : 0;
     for (int root = 0; root <= lastRoot; root += std::max(1, lastRoot)) {  // the first and the last rank
       std::atomic<std::int64_t> wrong{0};
+      // The hierarchical algorithms: nodes of 2 ranks where they divide (so 2-4 nodes), else of 1.
+      const int ranksPerNode = c.nranks % 2 == 0 && c.nranks > 2 ? 2 : 1;
       const std::string error = onRanks(c.nranks, 64, [&](int rank, Communicator& comm) {
+        ASSERT_EQ(comm.algorithm(c.collective), c.algo);
         const BufferLayout layout = bufferLayout(c.collective, count, c.nranks, rank);
         const std::size_t elementSize = sizeOf(c.dtype);
         std::vector<char> a(layout.inPlaceCount() * elementSize + 1), b(layout.inPlaceCount() * elementSize + 1);
@@ -87,22 +94,24 @@ TEST_P(Algorithms, ExactResults) {
           comm.run(c.collective, args);
           wrong += verifier.countWrong(args.recv, rep);
         }
-      });
+      }, c.algo, ranksPerNode);
       ASSERT_EQ(error, "") << "count " << count << " root " << root;
       ASSERT_EQ(wrong.load(), 0) << "count " << count << " root " << root;
     }
   }
 }
 
+// Every algorithm in the registry, so a new one is tested by being registered.
 std::vector<AlgoCase> allCases() {
   std::vector<AlgoCase> cases;
-  for (Collective coll : allCollectives()) {
-    for (int n : {1, 2, 3, 4, 5, 8}) {
+  for (const Algorithm& algo : allAlgorithms()) {
+    const Collective coll = algo.collective;
+    for (int n = 1; n <= 8; ++n) {
       for (DataType t : allDataTypes()) {
         std::vector<std::optional<ReduceOp>> ops{std::nullopt};
         if (reduces(coll)) ops.assign(allReduceOps().begin(), allReduceOps().end());
         for (auto op : ops) {
-          for (bool inPlace : {false, true}) cases.push_back({coll, n, t, op, inPlace});
+          for (bool inPlace : {false, true}) cases.push_back({std::string(algo.name), coll, n, t, op, inPlace});
         }
       }
     }
@@ -133,8 +142,59 @@ TEST(Algorithms, RegistryNamesWhatRuns) {
   EXPECT_EQ(findAlgorithm(Collective::Broadcast, "ring").name, "chain");
   EXPECT_EQ(findAlgorithm(Collective::AllToAll, "ring").name, "pairwise");
   EXPECT_EQ(findAlgorithm(Collective::AllToAll, "pairwise").name, "pairwise");
-  EXPECT_THROW(findAlgorithm(Collective::AllReduce, "tree"), InputError);
+  EXPECT_EQ(findAlgorithm(Collective::AllReduce, "tree").name, "tree");
+  EXPECT_EQ(findAlgorithm(Collective::AllGather, "rhd").name, "rhd");
+  EXPECT_THROW(findAlgorithm(Collective::AllReduce, "bruck"), InputError);
+  EXPECT_THROW(findAlgorithm(Collective::Broadcast, "rd"), InputError);
   for (Collective c : allCollectives()) EXPECT_NO_THROW(findAlgorithm(c, "ring")) << name(c);
+}
+
+TEST(Algorithms, HierarchicalAllReduceOnEveryNodeShape) {
+  // 6 ranks as 2 nodes of 3 and 3 of 2; 8 as 2 nodes of 4; a large buffer in 1 MiB chunks.
+  for (auto [ranks, perNode] : {std::pair{6, 3}, {6, 2}, {8, 4}, {4, 1}}) {
+    for (std::size_t count : {std::size_t{5}, (std::size_t{3} << 20) / 4 + 7}) {
+      std::atomic<std::int64_t> wrong{0};
+      const std::string error = onRanks(ranks, Context::kDefaultChunkBytes, [&](int rank, Communicator& comm) {
+        std::vector<float> send(count), recv(count);
+        verify::Verifier verifier(Collective::AllReduce, DataType::Float, ReduceOp::Avg, count, ranks, rank, 0);
+        verifier.fillInput(send.data(), 1);
+        comm.run(Collective::AllReduce, CollectiveArgs{send.data(), recv.data(), count, DataType::Float, ReduceOp::Avg, 0});
+        wrong += verifier.countWrong(recv.data(), 1);
+      }, "hier", perNode);
+      EXPECT_EQ(error, "") << ranks << " ranks, " << perNode << " per node";
+      EXPECT_EQ(wrong.load(), 0) << ranks << " ranks, " << perNode << " per node";
+    }
+  }
+}
+
+TEST(Algorithms, HierarchicalAllReduceRefusesUnequalNodes) {
+  const std::string error = onRanks(5, 64, [&](int, Communicator& comm) {
+    std::vector<float> send(8), recv(8);
+    comm.run(Collective::AllReduce, CollectiveArgs{send.data(), recv.data(), 8, DataType::Float, ReduceOp::Sum, 0});
+  }, "hier", 2);
+  EXPECT_EQ(error, "the hierarchical all_reduce needs equal nodes: 5 ranks do not make nodes of 2");
+}
+
+TEST(Algorithms, EveryAlgorithmCatchesACorruptedElement) {
+  // The exactness matrix could pass on a checker that cannot fail: corrupt one element of the
+  // result on one rank after each algorithm runs and require the verifier to see exactly it.
+  for (const Algorithm& algo : allAlgorithms()) {
+    constexpr int kRanks = 4;
+    const std::size_t count = 13;
+    std::atomic<std::int64_t> wrong{0};
+    const std::string error = onRanks(kRanks, 64, [&](int rank, Communicator& comm) {
+      const BufferLayout layout = bufferLayout(algo.collective, count, kRanks, rank);
+      std::vector<std::int32_t> send(layout.sendCount), recv(layout.recvCount);
+      const std::optional<ReduceOp> op = reduces(algo.collective) ? std::optional(ReduceOp::Sum) : std::nullopt;
+      verify::Verifier verifier(algo.collective, DataType::Int32, op, count, kRanks, rank, 1);
+      verifier.fillInput(send.data(), 1);
+      comm.run(algo.collective, CollectiveArgs{send.data(), recv.data(), count, DataType::Int32, ReduceOp::Sum, 1});
+      if (rank == 1) recv[0] += 1;  // rank 1 is the root of rooted collectives: its output is checked
+      wrong += verifier.countWrong(recv.data(), 1);
+    }, std::string(algo.name), 2);
+    EXPECT_EQ(error, "") << algo.name << " " << name(algo.collective);
+    EXPECT_EQ(wrong.load(), 1) << algo.name << " " << name(algo.collective);
+  }
 }
 
 TEST(ThreadsTransport, MismatchedSizesAreCaught) {

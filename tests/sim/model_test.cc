@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "collectives/algorithms/algorithms.h"
 #include "collectives/errors.h"
 #include "sim/algorithms/algorithms.h"
 #include "sim/predictor.h"
@@ -109,6 +110,21 @@ TEST(Model, AutoPicksTheCheapestAndSaysWhich) {
   const std::string large = predictor.predict(Query{Collective::AllReduce, "auto", 4 * kGiB, 128, 16, false, ""}).algo;
   EXPECT_TRUE(small == "tree" || small == "rd") << small;
   EXPECT_TRUE(large == "ring" || large == "rhd" || large == "hier") << large;
+}
+
+TEST(Model, EveryAlgorithmCclabRunsIsOneTheSimulatorPrices) {
+  // One registry of names: what ccbench --algo runs, ccsim --algo prices under the same name.
+  const Predictor predictor(loadCluster("dgx-a100"));
+  for (const Algorithm& algo : allAlgorithms()) {
+    const SimAlgorithm* sim = findSimAlgorithm(algo.name);
+    ASSERT_NE(sim, nullptr) << algo.name;
+    for (int ranks : {2, 3, 8}) {
+      Plan plan;
+      EXPECT_TRUE(sim->plan(algo.collective, Shape{ranks, 1}, 1 << 20, plan)) << algo.name << " " << name(algo.collective);
+      EXPECT_FALSE(plan.empty()) << algo.name << " " << name(algo.collective);
+    }
+    EXPECT_EQ(predictor.resolve(algo.collective, algo.name), algo.name);
+  }
 }
 
 TEST(Model, AlgorithmNamesMatchCclabAndErrorsAreClear) {

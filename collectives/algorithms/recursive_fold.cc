@@ -1,0 +1,48 @@
+#include "collectives/algorithms/recursive_fold.h"
+
+namespace cclab {
+
+void exchange(Transport& transport, const void* send, std::size_t sendBytes, void* recv, std::size_t recvBytes, int peer) {
+  Request in{}, out{};
+  if (recvBytes > 0) in = transport.irecv(recv, recvBytes, peer);
+  if (sendBytes > 0) out = transport.isend(send, sendBytes, peer);
+  if (recvBytes > 0) transport.wait(in);
+  if (sendBytes > 0) transport.wait(out);
+}
+
+void sendTo(Transport& transport, const void* send, std::size_t bytes, int peer) {
+  if (bytes > 0) transport.wait(transport.isend(send, bytes, peer));
+}
+
+void receiveFrom(Transport& transport, void* recv, std::size_t bytes, int peer) {
+  if (bytes > 0) transport.wait(transport.irecv(recv, bytes, peer));
+}
+
+void reduceInRankOrder(Device& device, void* dst, const void* mine, const void* theirs, bool theirsIsLower, std::size_t count,
+                       DataType dtype, ReduceOp op) {
+  if (theirsIsLower) {
+    device.reduce(dst, theirs, mine, count, dtype, op);
+  } else {
+    device.reduce(dst, mine, theirs, count, dtype, op);
+  }
+}
+
+bool foldIn(Context& ctx, const Fold& fold, void* buf, void* incoming, std::size_t count, DataType dtype, ReduceOp op) {
+  const std::size_t bytes = count * sizeOf(dtype);
+  if (fold.sitsOut()) {
+    sendTo(ctx.transport(), buf, bytes, ctx.rank() + 1);
+    return false;
+  }
+  if (fold.standsIn()) {
+    receiveFrom(ctx.transport(), incoming, bytes, ctx.rank() - 1);
+    reduceInRankOrder(ctx.device(), buf, buf, incoming, true, count, dtype, op);
+  }
+  return true;
+}
+
+void foldOut(Context& ctx, const Fold& fold, void* buf, std::size_t bytes) {
+  if (fold.sitsOut()) receiveFrom(ctx.transport(), buf, bytes, ctx.rank() + 1);
+  if (fold.standsIn()) sendTo(ctx.transport(), buf, bytes, ctx.rank() - 1);
+}
+
+}  // namespace cclab

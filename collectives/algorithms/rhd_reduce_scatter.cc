@@ -1,0 +1,63 @@
+// Recursive-halving reduce-scatter: log2(n) steps; in the step at distance d (n/2, ..., 2, 1)
+// each rank keeps the half of its current range of blocks on its side of the partner d away,
+// sends the other half and reduces the partner's copy of the kept half in. Each rank sends
+// (n-1)/n of the input in log2(n) messages (the ring: the same bytes in n-1).
+//
+// 1. The input is copied to scratch, where the partial sums accumulate (the input stays intact).
+// 2. Fold (rank counts that are not a power of two, recursive_fold.h): each extra rank sends its
+//    whole input to its odd neighbour, which reduces it in and from then on speaks for both
+//    ranks' blocks.
+// 3. Recursive halving among the participants, over ranges of whole ranks' blocks (lower rank's
+//    data first in every reduction).
+// 4. Each participant ends with its ranks' blocks reduced: it keeps its own and sends the extra
+//    rank's block to it.
+
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/recursive_fold.h"
+#include "collectives/algorithms/ring_pipeline.h"
+
+namespace cclab {
+
+void rhdReduceScatter(Context& ctx, const CollectiveArgs& args) {
+  Transport& transport = ctx.transport();
+  Device& device = ctx.device();
+  const int n = ctx.size();
+  const int r = ctx.rank();
+  const std::size_t elementSize = sizeOf(args.dtype);
+  const std::size_t blockBytes = args.count * elementSize;
+  const std::size_t allBytes = blockBytes * static_cast<std::size_t>(n);
+  const std::size_t workBytes = alignedSlotBytes(args.count * static_cast<std::size_t>(n), elementSize);
+  char* work = static_cast<char*>(ctx.scratch(workBytes + allBytes));
+  char* incoming = work + workBytes;
+  auto blocks = [&](int firstRank) { return work + static_cast<std::size_t>(firstRank) * blockBytes; };
+  device.copy(work, args.send, allBytes);  // 1
+  const Fold fold(n, r);
+
+  if (fold.sitsOut()) {  // 2 and 4, the extra rank's side
+    sendTo(transport, work, allBytes, r + 1);
+    receiveFrom(transport, args.recv, blockBytes, r + 1);
+  } else {
+    if (fold.standsIn()) {  // 2. the lower rank's data first
+      receiveFrom(transport, incoming, allBytes, r - 1);
+      reduceInRankOrder(device, work, work, incoming, true, args.count * static_cast<std::size_t>(n), args.dtype, args.op);
+    }
+    const int me = fold.participant();
+    for (int distance = fold.pof2() / 2; distance >= 1; distance /= 2) {  // 3
+      const int peer = fold.rankOf(me ^ distance);
+      const int base = me & ~(2 * distance - 1);
+      const bool lowerHalf = (me & distance) == 0;
+      const int keepFirst = fold.firstRankOf(lowerHalf ? base : base + distance);
+      const int giveFirst = fold.firstRankOf(lowerHalf ? base + distance : base);
+      const std::size_t keepBlocks = static_cast<std::size_t>(fold.ranksOf(lowerHalf ? base : base + distance, distance));
+      const std::size_t giveBlocks = static_cast<std::size_t>(fold.ranksOf(lowerHalf ? base + distance : base, distance));
+      exchange(transport, blocks(giveFirst), giveBlocks * blockBytes, incoming, keepBlocks * blockBytes, peer);
+      const std::size_t keepCount = keepBlocks * args.count;
+      reduceInRankOrder(device, blocks(keepFirst), blocks(keepFirst), incoming, peer < r, keepCount, args.dtype, args.op);
+    }
+    if (fold.standsIn()) sendTo(transport, blocks(r - 1), blockBytes, r - 1);  // 4
+    device.copy(args.recv, blocks(r), blockBytes);
+  }
+  if (args.op == ReduceOp::Avg) device.divide(args.recv, args.count, args.dtype, n);
+}
+
+}  // namespace cclab
