@@ -75,6 +75,16 @@ class Backend {
 // The backends `options` asks for, in order. Collective over MPI_COMM_WORLD.
 std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const std::string& mpiVersion);
 
+// What picks cclab's algorithm for each call: the family or list --algo names, or under
+// `--algo auto` the simulator's tuner (tuner.h) on --cluster or the description shipped for
+// `device` (a CPU or GPU model). `label` gets what the headers say runs ("ring", "auto (tuned on
+// ...)"). Collective over MPI_COMM_WORLD (it counts the ranks on each host).
+struct CclabAlgorithms {
+  std::unique_ptr<AlgorithmChooser> chooser;
+  std::string label;
+};
+CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& device, bool onGpu);
+
 // The GPU backends (gpu/gpu_backends.cc; a build without CUDA says it has none).
 std::unique_ptr<Backend> makeNcclBackend(const Options& options);
 std::unique_ptr<Backend> makeCudaAlgorithmBackend(const Options& options);

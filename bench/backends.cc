@@ -8,6 +8,7 @@
 #include "collectives/mpi/mpi_communicator.h"
 #include "collectives/mpi/mpi_transport.h"
 #include "bench/system_info.h"
+#include "bench/tuner.h"
 #include "collectives/sizes.h"
 
 namespace cclab::bench {
@@ -42,10 +43,10 @@ class MpiBackend final : public Backend {
 // cclab's algorithms on host memory over MPI point-to-point.
 class HostAlgorithmBackend final : public Backend {
  public:
-  explicit HostAlgorithmBackend(const Options& o)
-      : Backend("cclab", fmt::format("cclab {} over MPI point-to-point, {} chunks", o.algo, describeBytes(o.chunkBytes))),
+  HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms)
+      : Backend("cclab", fmt::format("cclab {} over MPI point-to-point, {} chunks", algorithms.label, describeBytes(o.chunkBytes))),
         transport_(MPI_COMM_WORLD),
-        communicator_(transport_, hostDevice(), o.algo, o.chunkBytes) {
+        communicator_(transport_, hostDevice(), std::move(algorithms.chooser), o.chunkBytes) {
     communicator_.setRanksPerNode(o.ranksPerNode > 0 ? o.ranksPerNode : ranksPerHost());
   }
   Communicator& communicator() override { return communicator_; }
@@ -60,6 +61,20 @@ class HostAlgorithmBackend final : public Backend {
 
 }  // namespace
 
+CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& device, bool onGpu) {
+  const int perHost = ranksPerHost();
+  if (options.algo != sim::kSimulatorPicks) {
+    for (Collective c : options.collectives) findAlgorithm(c, options.algo);  // unknown --algo: fail before running
+    return {familyChooser(options.algo), options.algo};
+  }
+  int world = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  const TuningCluster tuning = tuningCluster(options.cluster, device, localInfo().cpuCores, onGpu);
+  auto chooser = std::make_unique<SimulatorChooser>(tuning.cluster, world, perHost > 0 ? perHost : world);
+  for (Collective c : options.collectives) chooser->choose(c, 1024, false);  // a cluster that prices none: fail before running
+  return {std::move(chooser), fmt::format("auto (tuned on {})", tuning.source)};
+}
+
 std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const std::string& mpiVersion) {
   std::vector<std::unique_ptr<Backend>> backends;
   for (const auto& name : options.backends) {
@@ -68,9 +83,8 @@ std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const
     } else if (name == "nccl") {
       backends.push_back(makeNcclBackend(options));
     } else {
-      for (Collective c : options.collectives) findAlgorithm(c, options.algo);  // unknown --algo: fail before running
       if (options.device == "cuda") backends.push_back(makeCudaAlgorithmBackend(options));
-      else backends.push_back(std::make_unique<HostAlgorithmBackend>(options));
+      else backends.push_back(std::make_unique<HostAlgorithmBackend>(options, cclabAlgorithms(options, localInfo().cpuModel, false)));
     }
   }
   return backends;

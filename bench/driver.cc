@@ -27,9 +27,26 @@
 #include "collectives/mpi/mpi_communicator.h"
 #include "collectives/sizes.h"
 #include "collectives/version.h"
+#include "sim/predictor.h"
 
 namespace cclab::bench {
 namespace {
+
+// "# auto picked (out-of-place/in-place): 8 B-512 B rd/rd, 4 KiB-16 MiB rhd/ring": the sizes
+// --algo auto gave each algorithm, as runs of neighbouring sizes.
+std::string autoPicksLine(const std::vector<std::pair<results::Row, results::Row>>& picks) {
+  std::string text = "# auto picked (out-of-place/in-place):";
+  for (std::size_t i = 0; i < picks.size();) {
+    const std::string what = picks[i].first.algo + "/" + picks[i].second.algo;
+    std::size_t j = i;
+    while (j + 1 < picks.size() && picks[j + 1].first.algo + "/" + picks[j + 1].second.algo == what) ++j;
+    const std::string sizes = i == j ? describeBytes(picks[i].first.sizeBytes)
+                                     : describeBytes(picks[i].first.sizeBytes) + "-" + describeBytes(picks[j].first.sizeBytes);
+    text += fmt::format("{} {} {}", i == 0 ? "" : ",", sizes, what);
+    i = j + 1;
+  }
+  return text + "\n";
+}
 
 using results::Row;
 
@@ -338,7 +355,7 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
 
   Row row;
   row.backend = backend.name();
-  row.algo = comm.algorithm(collective);
+  row.algo = comm.algorithmFor(collective, calls.front().args);  // under --algo auto: what this size ran
   row.collective = collective;
   row.dtype = dtype;
   row.op = op;
@@ -383,6 +400,8 @@ std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, Si
     else for (int r = 0; r < size_; ++r) roots.push_back(r);
   }
   std::int64_t wrong = 0;
+  const bool tuned = backend.communicator().algorithm(collective) == sim::kSimulatorPicks;
+  std::vector<std::pair<Row, Row>> picks;  // under --algo auto: what each size of the first group ran
   double busbwSum = 0;  // for the average line, added in the order the rows come
   std::size_t rows = 0;
   std::size_t group = 0;  // (datatype, op, root) in the order measured: the side-by-side table's lines
@@ -400,6 +419,7 @@ std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, Si
             busbwSum += inPlace.busbwGBps;
             rows += 2;
             progress(outOfPlace);
+            if (tuned && group == 0 && repeat == 0) picks.emplace_back(outOfPlace, inPlace);
             table.add(backendIndex, group * sizes_.size() + s, outOfPlace);
             write([&] {
               writer_->add(outOfPlace);
@@ -411,7 +431,8 @@ std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, Si
       }
     }
   }
-  out(results::outOfBoundsLine(wrong) + results::averageBusBandwidthLine(busbwSum, rows) + results::testConcluded(collective));
+  out(results::outOfBoundsLine(wrong) + results::averageBusBandwidthLine(busbwSum, rows) + (tuned ? autoPicksLine(picks) : "") +
+      results::testConcluded(collective));
   return wrong;
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "collectives/algorithms/algorithms.h"
+#include "sim/predictor.h"
 #include "collectives/context.h"
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
@@ -81,9 +82,13 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("--backend", backends, fmt::format("what runs the collectives: {}, or a comma list to compare", fmt::join(kBackends, ", ")))
       ->capture_default_str();
   app.add_option("--algo", o.algo,
-                 fmt::format("cclab algorithm (--backend cclab): {}; a comma list takes, per collective, the first that does it",
-                             algorithmFamilies()))
+                 fmt::format("cclab algorithm (--backend cclab): {}; a comma list takes, per collective, the first that does it; "
+                             "{}: per collective and size, the one the simulator predicts fastest on --cluster",
+                             algorithmFamilies(), sim::kSimulatorPicks))
       ->capture_default_str();
+  app.add_option("--cluster", o.cluster,
+                 "--algo auto: the calibrated cluster description to tune on, a preset or file (default: the calibration "
+                 "shipped for this machine, models/calibrations/, else the closest preset)");
   app.add_option("--ranks-per-node", o.ranksPerNode,
                  "nodes for cclab's hierarchical algorithms: ranks k*i..k*i+k-1 share node i (default: the processes sharing a host)");
   app.add_option("--device", o.device, fmt::format("where cclab's buffers and kernels live: {}", fmt::join(kDevices, " or ")))
@@ -136,6 +141,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   if (threads != 1) throw InputError(fmt::format("-t {}: ccbench runs one thread per process; start more processes with mpirun -np", threads));
   requireAtLeast(o.gpusPerProcess, 1, "-g");
   requireAtLeast(o.ranksPerNode, 0, "--ranks-per-node");
+  if (o.algo != sim::kSimulatorPicks && o.algo.find(sim::kSimulatorPicks) != std::string::npos) {
+    throw InputError(fmt::format("--algo {}: '{}' picks every algorithm itself and takes no list", o.algo, sim::kSimulatorPicks));
+  }
+  if (!o.cluster.empty() && o.algo != sim::kSimulatorPicks) throw InputError("--cluster: only --algo auto tunes on a cluster description");
   const bool ncclOnly = o.backends.size() == 1 && uses("nccl");
   if (o.gpusPerProcess > 1 && !ncclOnly) throw InputError(fmt::format("-g {}: several GPUs per process need --backend nccl alone", o.gpusPerProcess));
   requireAtLeast(o.graphLaunches, 0, "-G");

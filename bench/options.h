@@ -31,7 +31,8 @@ enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
 struct Options {
   std::vector<Collective> collectives;
   std::vector<std::string> backends{"mpi"};
-  std::string algo = "ring";  // a registry name or family, or a comma list: per collective the first that does it
+  std::string algo = "ring";  // a registry name or family, or a comma list: per collective the first that does it; or "auto"
+  std::string cluster;        // --algo auto: the cluster description to tune on ("": the one shipped for this machine)
   int ranksPerNode = 0;       // for the hierarchical algorithms; 0: the processes sharing a host
   std::string device = "cpu";
   Sweep sweep;  // -b -e -i -f

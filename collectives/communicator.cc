@@ -2,17 +2,45 @@
 
 namespace cclab {
 
+namespace {
+
+// --algo <family or list>: the same algorithm at every size.
+class FamilyChooser final : public AlgorithmChooser {
+ public:
+  explicit FamilyChooser(std::string family) : family_(std::move(family)) {}
+  const Algorithm& choose(Collective collective, std::size_t, bool) override { return findAlgorithm(collective, family_); }
+  std::string describe(Collective collective) const override { return std::string(findAlgorithm(collective, family_).name); }
+
+ private:
+  std::string family_;
+};
+
+}  // namespace
+
+std::unique_ptr<AlgorithmChooser> familyChooser(std::string family) { return std::make_unique<FamilyChooser>(std::move(family)); }
+
 AlgorithmCommunicator::AlgorithmCommunicator(Transport& transport, Device& device, std::string family,
                                              std::size_t chunkBytes)
-    : context_(transport, device, chunkBytes), family_(std::move(family)) {}
+    : AlgorithmCommunicator(transport, device, familyChooser(std::move(family)), chunkBytes) {}
 
-std::string AlgorithmCommunicator::algorithm(Collective collective) const {
-  return std::string(findAlgorithm(collective, family_).name);
+AlgorithmCommunicator::AlgorithmCommunicator(Transport& transport, Device& device,
+                                             std::unique_ptr<AlgorithmChooser> chooser, std::size_t chunkBytes)
+    : context_(transport, device, chunkBytes), chooser_(std::move(chooser)) {}
+
+std::string AlgorithmCommunicator::algorithm(Collective collective) const { return chooser_->describe(collective); }
+
+const Algorithm& AlgorithmCommunicator::pick(Collective collective, const CollectiveArgs& args) {
+  const std::size_t bytes = bytesForCount(collective, args.count, args.dtype, size());
+  return chooser_->choose(collective, bytes, isInPlace(collective, args, size(), rank()));
+}
+
+std::string AlgorithmCommunicator::algorithmFor(Collective collective, const CollectiveArgs& args) {
+  return std::string(pick(collective, args).name);
 }
 
 void AlgorithmCommunicator::run(Collective collective, const CollectiveArgs& args) {
   if (args.count == 0) return;
-  findAlgorithm(collective, family_).run(context_, args);
+  pick(collective, args).run(context_, args);
   context_.transport().drain();
 }
 

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Measures cclab's algorithms beyond the ring family at 2-5 ranks on this machine, each beside the
-# MPI library in the same processes: the data for calibrating and checking the simulator's
-# per-algorithm models (results/measured/<machine>/algorithms/<algo>_np<ranks>.json). Ranks are
-# bound as in measure_cpu_sweep.sh. `hier` runs on emulated nodes of 2 ranks where 2 divides them.
+# Measures every cclab algorithm (the ring family and every one beyond it) beside the MPI library
+# at 2-5 ranks on this machine, calibrates the simulator on the 2- and 4-rank runs and checks its
+# predictions of the 3- and 5-rank runs: the calibration `ccbench --algo auto` tunes on.
+#   results/measured/<machine>/algorithms/<algo>_np<ranks>.{json,txt}   the sweeps (8 B to max-size)
+#   models/calibrations/<preset>.json                                    ccsim calibrate --ranks 2,4 (report: calibrate.txt)
+#   results/measured/<machine>/algorithms/validate.{json,txt}            ccsim validate --ranks 3,5
+# Ranks are bound as in measure_cpu_sweep.sh. `hier` runs on emulated nodes of 2 ranks where 2
+# divides them.
 #
-# Usage: scripts/measure_cpu_algorithms.sh <machine-name> [max-size]   (after scripts/test.sh built it;
-# CCBENCH=<path> runs another build's ccbench)
+# Usage: scripts/measure_cpu_algorithms.sh <machine-name> [max-size]   (after scripts/test.sh built
+# it; CCBENCH=<path> and CCSIM=<path> run another build's tools; CALIBRATE_ONLY=1 skips the sweeps)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}
 max=${2:-16M}
+ccbench=${CCBENCH:-build/bin/ccbench}
+ccsim=${CCSIM:-build/bin/ccsim}
 out="results/measured/$machine/algorithms"
-mkdir -p "$out"
+mkdir -p "$out" models/calibrations
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-# Each algorithm with the collectives it does (collectives/algorithms/algorithms.cc).
+# Each family with the collectives it does (collectives/algorithms/algorithms.cc).
 declare -A collectives=(
+  [ring]=all
   [rd]=all_reduce
   [rhd]=all_reduce,reduce_scatter,all_gather
   [tree]=all_reduce,broadcast,reduce,gather,scatter
@@ -22,11 +29,20 @@ declare -A collectives=(
   [hier]=all_reduce
 )
 for ranks in 2 3 4 5; do
+  [ -n "${CALIBRATE_ONLY:-}" ] && break  # CALIBRATE_ONLY=1: refit and recheck the committed sweeps
   perNode=$(( ranks % 2 == 0 ? 2 : 1 ))
-  for algo in rd rhd tree bruck hier; do
+  for algo in ring rd rhd tree bruck hier; do
     echo "== $algo, $ranks ranks"
     mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
-      "${CCBENCH:-build/bin/ccbench}" "${collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
-      -b 1K -e "$max" -f 4 -n 10 -w 2 -J "$out/${algo}_np$ranks.json" > "$out/${algo}_np$ranks.txt"
+      "$ccbench" "${collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
+      -b 8 -e "$max" -f 4 -n 20 -w 3 -J "$out/${algo}_np$ranks.json" > "$out/${algo}_np$ranks.txt"
   done
 done
+# The preset this machine matches names the calibration (ccsim calibrate picks it from the files).
+"$ccsim" calibrate --ranks 2,4 "$out"/*_np2.json "$out"/*_np4.json -o "$out/calibrated.json" > "$out/calibrate.txt"
+preset=$(sed -n "s/.* on cluster '\([^']*\)'.*/\1/p" "$out/calibrate.txt" | head -1)
+mv "$out/calibrated.json" "models/calibrations/$preset.json"
+sed -i "s|# wrote .*|# wrote models/calibrations/$preset.json|" "$out/calibrate.txt"
+"$ccsim" validate --cluster "models/calibrations/$preset.json" --ranks 3,5 "$out"/*_np3.json "$out"/*_np5.json \
+  --json "$out/validate.json" > "$out/validate.txt"
+tail -8 "$out/validate.txt"

@@ -99,11 +99,26 @@ Calibration entryFrom(const std::vector<double>& c, LinkClass link, int cacheLev
   e.latencyUs = c[0];
   e.oversubscribedLatencyUs = c[1];
   e.bandwidthGBps = toGBps(c[2]);
-  for (int l = 0; l < cacheLevels; ++l) e.cacheBandwidthGBps.push_back(toGBps(c[static_cast<std::size_t>(3 + l)]));
+  for (int l = 0; l < cacheLevels; ++l) e.cacheBandwidthGBps.push_back(toGBps(c[static_cast<std::size_t>(Features::kCacheTerm + l)]));
+  if (c.size() > static_cast<std::size_t>(Features::kRendezvousTerm)) e.rendezvousLatencyUs = c[Features::kRendezvousTerm];
   return e;
 }
 
 using GroupKey = std::tuple<std::string, int, std::string, bool>;
+
+// The link class a plan's row is fitted on: the one it uses; on shared memory a rank's own copies
+// (local, as Bruck's rotations) run on the same cores as its transfers, so they fit with intra.
+// False for plans that mix intra- and inter-node links.
+bool fitLink(const Plan& plan, bool sharedMemory, LinkClass& link) {
+  if (plan.singleLink(link)) return true;
+  bool inter = false;
+  for (int i = 0; i < plan.phaseCount; ++i) {
+    const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
+    for (int t = 0; t < phase.transferCount; ++t) inter |= phase.transfers[static_cast<std::size_t>(t)].link == LinkClass::Inter;
+  }
+  link = LinkClass::Intra;
+  return sharedMemory && !inter;
+}
 
 // Writes a pooled fit into the cluster's description of that link (efficiency 1: the fitted
 // bandwidth is what was achieved).
@@ -112,6 +127,7 @@ void applyToLink(Cluster& c, LinkClass link, const Calibration& fit) {
     case LinkClass::Intra:
       c.intra.latencyUs = fit.latencyUs;
       c.intra.oversubscribedLatencyUs = fit.oversubscribedLatencyUs;
+      c.intra.rendezvousLatencyUs = fit.rendezvousLatencyUs;
       c.intra.bandwidthGBps = fit.bandwidthGBps;
       c.intra.efficiency = 1;
       if (c.intra.kind == FabricKind::PCIe) c.intra.switchUplinkGBps = std::max(c.intra.switchUplinkGBps, fit.bandwidthGBps);
@@ -161,7 +177,7 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
     }
     const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace);
     LinkClass link = LinkClass::Local;
-    if (!plan.empty() && !plan.singleLink(link)) {
+    if (!plan.empty() && !fitLink(plan, predictor.pricing().sharedMemory, link)) {
       ++skipped["plans that use intra- and inter-node links together (used for validation only)"];
       continue;
     }
@@ -181,8 +197,24 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
   }
   for (const auto& [why, count] : skipped) report.notes.push_back(fmt::format("skipped {} rows: {}", count, why));
 
-  // 2. Fit each group.
+  // 2. All rows of a link class together refit the cluster's own numbers for that link: what a
+  // prediction without a matching group (another collective, no --impl) is priced with, and what
+  // a group takes for a term its rows cannot see (in place, no working set outgrows the caches).
   const Pricing pricing = basePricing(base);
+  std::map<LinkClass, std::vector<double>> pooledCoefficients;
+  for (LinkClass link : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
+    std::vector<Sample> pooled;
+    for (const auto& [key, samples] : groups) {
+      if (groupLinks[key] == link) pooled.insert(pooled.end(), samples.begin(), samples.end());
+    }
+    if (pooled.size() < 4) continue;
+    const std::vector<double> c = fitNonNegative(pooled, pooled.front().features.count);
+    pooledCoefficients[link] = c;
+    applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));
+    report.linkFits.push_back({link, quality(pooled, std::vector<const std::vector<double>*>(pooled.size(), &c))});
+  }
+
+  // 3. Fit each group.
   std::vector<Sample> fittedSamples;
   std::vector<const std::vector<double>*> fittedCoefficients;
   std::vector<std::vector<double>> allCoefficients;
@@ -200,6 +232,12 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
     }
     allCoefficients.push_back(fitNonNegative(samples, columns));
     std::vector<double>& c = allCoefficients.back();
+    if (auto pooled = pooledCoefficients.find(link); pooled != pooledCoefficients.end()) {
+      for (std::size_t j = 0; j < c.size() && j < pooled->second.size(); ++j) {
+        const bool seen = std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[j] != 0; });
+        if (!seen) c[j] = pooled->second[j];
+      }
+    }
     Calibration entry = entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0);
     entry.implementation = impl;
     entry.collective = static_cast<Collective>(collective);
@@ -212,18 +250,6 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
       fittedSamples.push_back(s);
       fittedCoefficients.push_back(&c);
     }
-  }
-  // 3. All rows of a link class together refit the cluster's own numbers for that link: what a
-  // prediction without a matching group (another collective, no --impl) is priced with.
-  for (LinkClass link : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
-    std::vector<Sample> pooled;
-    for (const auto& [key, samples] : groups) {
-      if (groupLinks[key] == link) pooled.insert(pooled.end(), samples.begin(), samples.end());
-    }
-    if (pooled.size() < 4) continue;
-    const std::vector<double> c = fitNonNegative(pooled, pooled.front().features.count);
-    applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));
-    report.linkFits.push_back({link, quality(pooled, std::vector<const std::vector<double>*>(pooled.size(), &c))});
   }
   report.rowsUsed = static_cast<int>(fittedSamples.size());
   if (!fittedSamples.empty()) report.overall = quality(fittedSamples, fittedCoefficients);

@@ -111,6 +111,8 @@ IntraNode readIntra(const JsonReader& in) {
   if (intra.kind == FabricKind::SharedMemory) {
     intra.cores = wholePositive(in, "cores");
     intra.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
+    intra.eagerLimitBytes = in.positive("eager_limit_bytes", 0.0, true);
+    intra.rendezvousLatencyUs = in.positive("rendezvous_latency_us", 0.0, true);
     if (in.has("caches")) {
       for (std::size_t i = 0; i < in.array("caches").size(); ++i) {
         const JsonReader level = in.element("caches", i);
@@ -145,6 +147,7 @@ Calibration readCalibration(const JsonReader& in) {
   c.link = pick(in, "link", kLinks);
   c.latencyUs = in.positive("latency_us", true);
   c.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
+  c.rendezvousLatencyUs = in.positive("rendezvous_latency_us", 0.0, true);
   c.bandwidthGBps = in.positive("bandwidth_gbps");
   if (in.has("cache_bandwidth_gbps")) {
     for (const auto& b : in.array("cache_bandwidth_gbps")) {
@@ -179,6 +182,7 @@ Json calibrationToJson(const Calibration& c) {
             {"latency_us", c.latencyUs},
             {"bandwidth_gbps", c.bandwidthGBps}};
   if (c.oversubscribedLatencyUs > 0) j["oversubscribed_latency_us"] = c.oversubscribedLatencyUs;
+  if (c.rendezvousLatencyUs > 0) j["rendezvous_latency_us"] = c.rendezvousLatencyUs;
   if (!c.cacheBandwidthGBps.empty()) j["cache_bandwidth_gbps"] = c.cacheBandwidthGBps;
   j["fit"] = {{"rows", c.fit.rows},
               {"r2", c.fit.r2},
@@ -265,6 +269,7 @@ Json toJson(const Cluster& cluster) {
   if (cluster.intra.kind == FabricKind::PCIe) intra["switch_uplink_gbps"] = cluster.intra.switchUplinkGBps;
   if (cluster.intra.kind == FabricKind::SharedMemory) {
     intra["oversubscribed_latency_us"] = cluster.intra.oversubscribedLatencyUs;
+    if (cluster.intra.eagerLimitBytes > 0) intra["rendezvous_latency_us"] = cluster.intra.rendezvousLatencyUs;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;
     }
@@ -301,6 +306,26 @@ void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpus
 }
 
 std::vector<std::string> presetNames() { return descriptionNames("clusters"); }
+
+std::string presetForDevice(const std::string& device, int cpuCores) {
+  std::string best;
+  std::size_t bestLength = 0;
+  if (device.empty()) return best;
+  for (const auto& preset : presetNames()) {
+    const Json doc = readDescription(preset, "clusters", "cluster preset", "").doc;
+    if (!doc.contains("matches") || !doc["matches"].is_array()) continue;
+    const bool coresOk = !doc.contains("match_cpu_cores") || doc["match_cpu_cores"] == cpuCores;
+    for (const auto& m : doc["matches"]) {
+      if (!m.is_string()) continue;
+      const std::string s = m.get<std::string>();
+      if (coresOk && !s.empty() && device.find(s) != std::string::npos && s.size() > bestLength) {
+        best = preset;
+        bestLength = s.size();
+      }
+    }
+  }
+  return best;
+}
 
 Cluster loadCluster(const std::string& presetOrPath) {
   const Description d = readDescription(presetOrPath, "clusters", "cluster preset", "or give a path to a cluster JSON file");

@@ -66,6 +66,11 @@ struct IntraNode {
   int cores = 0;                   // shared memory: cores that copy in parallel
   std::vector<CacheLevel> caches;  // shared memory: from the smallest level up
   double oversubscribedLatencyUs = 0;  // shared memory: extra per step when ranks outnumber cores
+  // Shared memory: messages of at least this many bytes take the transport's rendezvous protocol
+  // (a handshake before the single copy: Open MPI's vader BTL above btl_vader_eager_limit), each
+  // such step paying rendezvousLatencyUs more. 0: one protocol at every size.
+  double eagerLimitBytes = 0;
+  double rendezvousLatencyUs = 0;
 };
 
 struct Nics {
@@ -113,6 +118,7 @@ struct Calibration {
   LinkClass link = LinkClass::Intra;
   double latencyUs = 0;
   double oversubscribedLatencyUs = 0;
+  double rendezvousLatencyUs = 0;           // shared memory: extra per step above the eager limit
   double bandwidthGBps = 0;                 // effective: efficiency included
   std::vector<double> cacheBandwidthGBps;   // shared memory: per cache level, as in IntraNode::caches
   FitQuality fit;
@@ -147,5 +153,10 @@ void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpus
 
 // The presets in models/clusters/ (sim/descriptions.h says where models/ is).
 std::vector<std::string> presetNames();
+
+// The preset a device was described by: the one whose `matches` strings appear in the device name
+// (a CPU or GPU model; the longest match wins; a preset with `match_cpu_cores` also needs that core
+// count), or "" when none does.
+std::string presetForDevice(const std::string& device, int cpuCores);
 
 }  // namespace cclab::sim

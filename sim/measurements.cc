@@ -11,6 +11,7 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths)
     const int nodes = std::max(1, imported.file.run.nodes);
     for (const auto& row : imported.file.rows) {
       if (row.backend == results::kPredictedBackend) continue;
+      if (row.sizeBytes == 0) continue;
       all.push_back(Measurement{row, std::min(nodes, std::max(1, row.nranks)), path});
     }
   }

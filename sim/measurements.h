@@ -17,7 +17,9 @@ struct Measurement {
 };
 
 // Reads every file; throws InputError naming a file that is not a results file. Rows of
-// predictions (backend "sim") are skipped: a prediction does not calibrate or validate a model.
+// predictions (backend "sim") are skipped: a prediction does not calibrate or validate a model;
+// so are rows of size 0 (ccbench's 8 B all_gather of floats on 4 ranks: no element per rank),
+// which time a call that moves nothing.
 std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths);
 
 // Keeps rows whose rank count is listed (all when `ranks` is empty) and whose size is at least

@@ -97,9 +97,14 @@ Pricing Predictor::pricingFor(const Calibration* entry) const {
   LinkPrice& link = p.link(entry->link);
   link.latencyUs = entry->latencyUs;
   link.oversubscribedLatencyUs = entry->oversubscribedLatencyUs;
+  link.rendezvousLatencyUs = entry->rendezvousLatencyUs;
   link.bandwidthGBps = entry->bandwidthGBps;
   for (std::size_t l = 0; l < entry->cacheBandwidthGBps.size() && l < link.cacheGBps.size(); ++l) {
     link.cacheGBps[l] = entry->cacheBandwidthGBps[l];
+  }
+  if (entry->link == LinkClass::Intra && p.sharedMemory) {
+    p.local = link;  // a rank's own copies run on the cores the fit measured (calibrate.cc: fitLink)
+    p.local.latencyUs = 0;
   }
   if (entry->link == LinkClass::Local) {
     p.launchLatencyUs = entry->latencyUs;  // a local fit measures the whole call

@@ -89,6 +89,8 @@ Pricing basePricing(const Cluster& c) {
     p.sharedMemory = true;
     p.cores = c.intra.cores;
     p.intra.oversubscribedLatencyUs = c.intra.oversubscribedLatencyUs;
+    p.intra.rendezvousLatencyUs = c.intra.rendezvousLatencyUs;
+    p.eagerLimitBytes = c.intra.eagerLimitBytes;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
     for (int l = 0; l < p.cacheLevels; ++l) {
       const CacheLevel& level = c.intra.caches[static_cast<std::size_t>(l)];
@@ -116,7 +118,8 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
     for (int k = 0; k < phase.transferCount; ++k) {
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
       const LinkPrice& link = pricing.link(t.link);
-      latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs : 0.0));
+      latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs : 0.0) +
+                            (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0));
       slowest = std::max(slowest, bandwidthUs(t, shape, pricing, shm));
     }
     total += latency + slowest;
@@ -128,13 +131,14 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
   Features f;
   const bool shared = pricing.sharedMemory && link != LinkClass::Inter;
   const SharedMemoryView shm = shared ? sharedView(plan, shape, pricing) : SharedMemoryView{};
-  f.count = 3 + (shared ? pricing.cacheLevels : 0);
+  f.count = shared ? Features::kRendezvousTerm + 1 : Features::kCacheTerm;
   for (int i = 0; i < plan.phaseCount; ++i) {
     const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
     for (int k = 0; k < phase.transferCount; ++k) {
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
       f.x[0] += t.steps;
       if (shm.oversubscribed) f.x[1] += t.steps;
+      if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += t.steps;
       if (!shared) {  // one bandwidth: bytes in units of the link's base bandwidth
         double factor = 1;
         if (t.link == LinkClass::Intra && t.nvls) factor = pricing.nvlsFactor;
@@ -145,7 +149,9 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       }
       const double bytes = t.bytes * coreLoad(t, shape, pricing);
       f.x[2] += bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)];
-      for (int l = 0; l < pricing.cacheLevels; ++l) f.x[static_cast<std::size_t>(3 + l)] += bytes * shm.shares[static_cast<std::size_t>(l)];
+      for (int l = 0; l < pricing.cacheLevels; ++l) {
+        f.x[static_cast<std::size_t>(Features::kCacheTerm + l)] += bytes * shm.shares[static_cast<std::size_t>(l)];
+      }
     }
   }
   if (link == LinkClass::Local) f.x[0] = 1;  // a local copy has no steps: the first term is the launch latency

@@ -15,6 +15,7 @@ namespace cclab::sim {
 struct LinkPrice {
   double latencyUs = 0;
   double oversubscribedLatencyUs = 0;      // shared memory: extra per step when ranks outnumber cores
+  double rendezvousLatencyUs = 0;          // shared memory: extra per step of a message above the eager limit
   double bandwidthGBps = 0;                // effective (efficiency included); shared memory: one core from DRAM
   std::array<double, 3> cacheGBps{};       // shared memory: per cache level of the cluster
 };
@@ -32,6 +33,12 @@ struct Pricing {
   std::array<double, 3> cacheBytes{};
   std::array<bool, 3> cachePerCore{};
   int cacheLevels = 0;
+  double eagerLimitBytes = 0;  // 0: no rendezvous protocol
+
+  // Whether a transfer's messages (its bytes over its steps) take the rendezvous protocol.
+  bool rendezvous(const Transfer& t) const {
+    return sharedMemory && eagerLimitBytes > 0 && t.link != LinkClass::Inter && t.steps > 0 && t.bytes / t.steps >= eagerLimitBytes;
+  }
 
   const LinkPrice& link(LinkClass c) const { return c == LinkClass::Local ? local : c == LinkClass::Intra ? intra : inter; }
   LinkPrice& link(LinkClass c) { return c == LinkClass::Local ? local : c == LinkClass::Intra ? intra : inter; }
@@ -45,10 +52,12 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
 
 // The least-squares features of a plan that uses one link class: time = features . coefficients,
 // with coefficients (latency per step, extra latency per oversubscribed step, microseconds per byte
-// at the link's bandwidth (shared memory: from DRAM), then per byte from each cache level).
-// Local plans (one rank) put the launch latency in the first coefficient.
+// at the link's bandwidth (shared memory: from DRAM), then per byte from each of up to 3 cache
+// levels, then extra latency per rendezvous step). Local plans (one rank) put the launch latency
+// in the first coefficient. Terms a plan cannot see stay zero, and the fit leaves them out.
 struct Features {
-  std::array<double, 5> x{};
+  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6;
+  std::array<double, 7> x{};
   int count = 0;
 };
 Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& pricing, LinkClass link);

@@ -192,13 +192,13 @@ std::vector<double> GpuTiming::iterationTimesUs(int iterations) { return backend
 // cclab's algorithms on device memory: CUDA IPC between processes, reduction kernels.
 class CudaAlgorithmBackend final : public GpuBackend {
  public:
-  CudaAlgorithmBackend(const Options& o, int gpu, int sharing)
+  CudaAlgorithmBackend(const Options& o, int gpu, int sharing, CclabAlgorithms algorithms)
       : GpuBackend("cclab", {gpu}),
         transport_(MPI_COMM_WORLD, *devices_.front()),
-        communicator_(transport_, *devices_.front(), o.algo, o.chunkBytes),
+        communicator_(transport_, *devices_.front(), std::move(algorithms.chooser), o.chunkBytes),
         sharing_(sharing) {
     communicator_.setRanksPerNode(o.ranksPerNode > 0 ? o.ranksPerNode : ranksPerHost());
-    setDescription(fmt::format("cclab {} on CUDA, IPC between processes, {} chunks", o.algo, describeBytes(o.chunkBytes)));
+    setDescription(fmt::format("cclab {} on CUDA, IPC between processes, {} chunks", algorithms.label, describeBytes(o.chunkBytes)));
   }
   Communicator& communicator() override { return communicator_; }
   // + scratch, and the smaller scratch buffers it outgrew (exported memory is freed only at the end)
@@ -326,7 +326,7 @@ std::unique_ptr<Backend> makeCudaAlgorithmBackend(const Options& options) {
   const int gpu = where.index % available;
   const int sharing = (where.processes + available - 1 - gpu) / available;
   requirePeerAccess(gpu);  // before any IPC mapping could fail half-way
-  return std::make_unique<CudaAlgorithmBackend>(options, gpu, sharing);
+  return std::make_unique<CudaAlgorithmBackend>(options, gpu, sharing, cclabAlgorithms(options, gpuName(gpu), true));
 }
 
 }  // namespace cclab::bench

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/rotation.h"
 
 namespace cclab {
 
@@ -25,11 +26,8 @@ void bruckAllGather(Context& ctx, const CollectiveArgs& args) {
     transport.wait(in);
     transport.wait(out);
   }
-  // held[i] is rank (r+i)'s block: rotate into rank order (two copies around the wrap).
-  auto out = [&](int rank) { return elementAt(args.recv, static_cast<std::size_t>(rank) * args.count, args.dtype); };
-  const std::size_t tail = static_cast<std::size_t>(n - r) * blockBytes;  // ranks r..n-1
-  device.copy(out(r), held, tail);
-  if (r > 0) device.copy(out(0), held + tail, static_cast<std::size_t>(r) * blockBytes);
+  // held[i] is rank (r+i)'s block.
+  rotateToRankOrder(device, args.recv, held, r, n, blockBytes);
 }
 
 }  // namespace cclab

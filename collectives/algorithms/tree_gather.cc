@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/rotation.h"
 
 namespace cclab {
 
@@ -33,11 +34,8 @@ void treeGather(Context& ctx, const CollectiveArgs& args) {
       held += coming;
     }
   }
-  // The root: run[i] is rank root+i's block. Ranks root..n-1 first, then 0..root-1.
-  auto out = [&](int rank) { return elementAt(args.recv, static_cast<std::size_t>(rank) * args.count, args.dtype); };
-  const std::size_t tail = static_cast<std::size_t>(n - args.root) * blockBytes;
-  device.copy(out(args.root), run, tail);
-  if (args.root > 0) device.copy(out(0), run + tail, static_cast<std::size_t>(args.root) * blockBytes);
+  // The root: run[i] is rank root+i's block.
+  rotateToRankOrder(device, args.recv, run, args.root, n, blockBytes);
 }
 
 }  // namespace cclab

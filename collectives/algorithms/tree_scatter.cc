@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/rotation.h"
 
 namespace cclab {
 
@@ -21,11 +22,7 @@ void treeScatter(Context& ctx, const CollectiveArgs& args) {
   int mask = 1;
   while (mask < n && (v & mask) == 0) mask *= 2;  // the root ends with the first power of two >= n
   if (v == 0) {
-    // The root's run is its input in distance order: ranks root..n-1, then 0..root-1.
-    auto in = [&](int rank) { return elementAt(args.send, static_cast<std::size_t>(rank) * args.count, args.dtype); };
-    const std::size_t tail = static_cast<std::size_t>(n - args.root) * blockBytes;
-    device.copy(run, in(args.root), tail);
-    if (args.root > 0) device.copy(run + tail, in(0), static_cast<std::size_t>(args.root) * blockBytes);
+    rotateFromRankOrder(device, run, args.send, args.root, n, blockBytes);  // the root's input in distance order
   } else {
     const int coming = std::min(mask, n - v);
     transport.wait(transport.irecv(run, static_cast<std::size_t>(coming) * blockBytes, rankAt(v - mask)));

@@ -41,5 +41,12 @@ inline double log2Ceil(int n) {
   return steps;
 }
 inline bool isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
+// The largest power of two <= n, and its log: the ranks left after folding (MPICH's pof2).
+inline int powerOfTwoBelow(int n) {
+  int p = 1;
+  while (2 * p <= n) p *= 2;
+  return p;
+}
+inline double log2Floor(int n) { return log2Ceil(powerOfTwoBelow(n)); }
 
 }  // namespace cclab::sim

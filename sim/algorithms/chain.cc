@@ -1,7 +1,13 @@
-// Pipelined chain: broadcast flows root -> root+1 -> ... and reduce flows into the root. Chunks
-// keep every hop busy, so a large message costs one buffer's transfer per port plus a latency
-// per hop.
+// Pipelined chain: broadcast flows root -> root+1 -> ... and reduce flows into the root. The
+// buffer is cut into k chunks of cclab's pipeline chunk (Context::kDefaultChunkBytes) that keep
+// every hop busy: the last rank has the last chunk after k + n - 2 chunk-steps, so the critical
+// path carries S + (n - 2) chunks (a large message: one buffer's transfer per port; one no larger
+// than a chunk: the whole buffer n - 1 times).
 
+#include <algorithm>
+#include <cmath>
+
+#include "collectives/context.h"
 #include "sim/algorithms/algorithms.h"
 
 namespace cclab::sim {
@@ -9,8 +15,13 @@ namespace cclab::sim {
 bool planChain(Collective c, const Shape& s, double bytes, Plan& plan) {
   if (c != Collective::Broadcast && c != Collective::Reduce) return false;
   const int n = s.ranks, p = s.nodes;
+  const double chunks = std::max(1.0, std::ceil(bytes / static_cast<double>(Context::kDefaultChunkBytes)));
+  const double chunk = bytes / chunks;
+  const double intraHops = n - p;
   Phase& phase = plan.addPhase();
-  phase.add({LinkClass::Intra, static_cast<double>(n - p), bytes, n});
+  // Inside the node the fill of every hop but the last adds a chunk to the critical path. (A
+  // latency per hop: the chunks' own message latencies overlap the other hops' transfers.)
+  phase.add({LinkClass::Intra, intraHops, bytes + std::max(0.0, intraHops - 1) * chunk, n});
   if (p > 1) phase.add({LinkClass::Inter, static_cast<double>(p - 1), bytes, n});
   if (c == Collective::Reduce) phase.reduceBytes = bytes;
   return true;

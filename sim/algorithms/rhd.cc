@@ -4,8 +4,11 @@
 // buffer per rank. reduce_scatter and all_gather are the two halves. Ranks are numbered node by
 // node, so the steps with partners at distance >= g cross nodes: for the halving these are the
 // first log2(p) steps, which move S(1 - 1/p) per rank; every rank of a node sends at once.
-// Rank counts that are not a power of two first fold the extra ranks into partners (one more
-// exchange of the whole buffer each way).
+// Rank counts that are not a power of two fold to the power of two below them (pof2, as MPICH
+// and cclab's recursive_fold.h): an exchange in and one out, which carry the whole buffer each
+// way for all_reduce, and the whole buffer one way (plus a block the other) for either half.
+
+#include <algorithm>
 
 #include "sim/algorithms/algorithms.h"
 
@@ -20,15 +23,17 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
     default: return false;
   }
   const int n = s.ranks, p = s.nodes, g = s.perNode();
-  const double interSteps = log2Ceil(p), intraSteps = log2Ceil(n) - interSteps;
-  const double interPerRank = bytes * (1.0 - 1.0 / p);             // the first log2(p) halvings
-  const double intraPerRank = bytes / p * (1.0 - 1.0 / g);         // the rest, inside the node
+  const int pof2 = powerOfTwoBelow(n);
+  const double interSteps = log2Ceil(p), intraSteps = std::max(0.0, log2Floor(n) - interSteps);
+  const double interPerRank = bytes * (1.0 - 1.0 / p);                     // the first log2(p) halvings
+  const double intraPerRank = std::max(0.0, bytes / p - bytes / pof2);  // the rest, inside the node
   Phase& phase = plan.addPhase();
-  Transfer intra{LinkClass::Intra, halves * intraSteps, halves * intraPerRank, n};
+  // Copiers: after folding, only pof2 ranks exchange (the others wait for the result).
+  Transfer intra{LinkClass::Intra, halves * intraSteps, halves * intraPerRank, pof2};
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
-  if (!isPowerOfTwo(n)) {  // fold the extra ranks in (and, for all_reduce, the result back out)
-    intra.steps += halves;
-    intra.bytes += bytes;
+  if (!isPowerOfTwo(n)) {  // fold the extra ranks in and out
+    intra.steps += 2;
+    intra.bytes += c == Collective::AllReduce ? 2 * bytes : bytes + bytes / n;
   }
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, halves * interSteps, halves * interPerRank * g, n});

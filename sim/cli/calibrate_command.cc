@@ -52,20 +52,7 @@ int runTrainingOnly(const CalibrateOptions& o) {
 std::string matchPreset(const std::vector<Measurement>& rows) {
   const results::Import first = results::readResults(rows.front().source);
   const std::string device = !first.file.run.gpuModel.empty() ? first.file.run.gpuModel : first.file.run.cpuModel;
-  std::string best;
-  std::size_t bestLength = 0;
-  for (const auto& preset : presetNames()) {
-    const Cluster c = loadCluster(preset);
-    if (!c.document.contains("matches")) continue;
-    for (const auto& m : c.document["matches"]) {
-      const std::string s = m.get<std::string>();
-      const bool coresOk = !c.document.contains("match_cpu_cores") || c.document["match_cpu_cores"] == first.file.run.cpuCores;
-      if (!device.empty() && device.find(s) != std::string::npos && coresOk && s.size() > bestLength) {
-        best = preset;
-        bestLength = s.size();
-      }
-    }
-  }
+  const std::string best = presetForDevice(device, first.file.run.cpuCores);
   if (best.empty()) {
     throw InputError(fmt::format("{}: no cluster preset matches its device '{}': name the cluster it was measured on with --cluster",
                                  rows.front().source, device));
@@ -89,14 +76,14 @@ int run(const CalibrateOptions& o) {
 
   std::string text = fmt::format("# ccsim calibrate: {} rows from {} file{} on cluster '{}'\n", rows.size(), o.inputs.size(),
                                  o.inputs.size() == 1 ? "" : "s", base.name);
-  text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>10} {:>18} {:>6} {:>8} {:>8}\n", "impl", "collective",
-                      "algo", "place", "link", "rows", "lat(us)", "over(us)", "bw(GB/s)", "L2/L3 bw (GB/s)", "R2", "med|%|", "max|%|");
+  text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>9} {:>10} {:>18} {:>6} {:>8} {:>8}\n", "impl", "collective",
+                      "algo", "place", "link", "rows", "lat(us)", "over(us)", "rdv(us)", "bw(GB/s)", "L2/L3 bw (GB/s)", "R2", "med|%|", "max|%|");
   for (const Calibration& g : report.groups) {
     std::string caches;
     for (double b : g.cacheBandwidthGBps) caches += fmt::format("{}{:.3g}", caches.empty() ? "" : "/", b);
-    text += fmt::format("  {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9.3f} {:>9.3f} {:>10.4g} {:>18} {:>6.3f} {:>8.1f} {:>8.1f}\n",
+    text += fmt::format("  {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.4g} {:>18} {:>6.3f} {:>8.1f} {:>8.1f}\n",
                         g.implementation, name(g.collective), g.algo, g.inPlace ? "in" : "out", name(g.link), g.fit.rows,
-                        g.latencyUs, g.oversubscribedLatencyUs, g.bandwidthGBps, caches.empty() ? "-" : caches, g.fit.r2,
+                        g.latencyUs, g.oversubscribedLatencyUs, g.rendezvousLatencyUs, g.bandwidthGBps, caches.empty() ? "-" : caches, g.fit.r2,
                         g.fit.medianAbsErrorPct, g.fit.maxAbsErrorPct);
   }
   for (const auto& link : report.linkFits) {

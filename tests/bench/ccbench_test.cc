@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "collectives/algorithms/algorithms.h"
 #include "results/text_format.h"
 #include "tests/command.h"
 #include "results/results.h"
@@ -194,6 +195,9 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce -J /nonexistent-dir/r.json", "cannot write '/nonexistent-dir/r.json'"},
       {"all_reduce --backend cclab --algo bruck", "no cclab algorithm 'bruck' for all_reduce"},
       {"broadcast --backend cclab --algo rd,rhd", "no cclab algorithm 'rd,rhd' for broadcast"},
+      {"all_reduce --backend cclab --algo auto,ring", "'auto' picks every algorithm itself"},
+      {"all_reduce --backend cclab --cluster dgx-h100", "--cluster: only --algo auto"},
+      {"all_reduce --backend cclab --algo auto --cluster no-such-cluster", "unknown cluster preset 'no-such-cluster'"},
       {"", "missing the collective"},
   };
   for (const auto& [args, message] : cases) {
@@ -207,6 +211,27 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
     for (std::string line; std::getline(lines, line);) ccbenchLines += line.starts_with("ccbench") ? 1 : 0;
     EXPECT_EQ(ccbenchLines, 1) << args << "\n" << run.err;
     EXPECT_EQ(rowLines(run.out).size(), 0u) << args;
+  }
+}
+
+// --algo auto: every row names the registry algorithm that ran it (the simulator's pick for that
+// size), the text says which sizes got which, and the results are exact.
+TEST_F(Ccbench, AutoNamesTheAlgorithmEachSizeRan) {
+  const std::string json = (dir_ / "auto.json").string();
+  const Outcome run = ccbench(3, "all_reduce,all_gather,alltoall,broadcast --backend cclab --algo auto -b 8 -e 4M -f 8 -n 2 -w 0 -c 1 -J " + json);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_NE(run.out.find("algorithm: auto  (cclab auto (tuned on models/calibrations/cpu-2core-amd-epyc.json"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("# auto picked (out-of-place/in-place): "), std::string::npos) << run.out;
+  EXPECT_EQ(results::importNcclTestsText(run.out, "stdout").file.rows.size(), 4u * 2 * 7);  // 8 B to 2 MiB; the picks line is a comment
+  const results::Import file = results::readResults(json);
+  ASSERT_EQ(file.file.rows.size(), 4u * 2 * 7);
+  for (const results::Row& row : file.file.rows) {
+    EXPECT_EQ(row.wrong, 0);
+    bool known = false;
+    for (const Algorithm& a : allAlgorithms()) known |= a.collective == row.collective && a.name == row.algo;
+    EXPECT_TRUE(known) << name(row.collective) << " " << row.sizeBytes << ": '" << row.algo << "'";
+    // The picks line names it beside the size.
+    EXPECT_NE(run.out.find(row.algo), std::string::npos);
   }
 }
 

@@ -50,10 +50,12 @@ TEST(Calibrate, RecoversTheParametersOfAPortFabric) {
   EXPECT_NEAR(report.fitted.intra.bandwidthGBps, 300, 1e-6);
 }
 
-TEST(Calibrate, RecoversSharedMemoryCachesAndOversubscription) {
+TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
   Cluster truth = loadCluster("cpu-2core-amd-epyc");
+  ASSERT_EQ(truth.intra.eagerLimitBytes, 4096);
   truth.intra.latencyUs = 0.8;
   truth.intra.oversubscribedLatencyUs = 7;
+  truth.intra.rendezvousLatencyUs = 6;
   truth.intra.bandwidthGBps = 5;
   truth.intra.efficiency = 1;
   truth.intra.caches[0].bandwidthGBps = 12;
@@ -65,10 +67,28 @@ TEST(Calibrate, RecoversSharedMemoryCachesAndOversubscription) {
   const Calibration& g = report.groups[0];
   EXPECT_NEAR(g.latencyUs, 0.8, 1e-6);
   EXPECT_NEAR(g.oversubscribedLatencyUs, 7, 1e-6);
+  EXPECT_NEAR(g.rendezvousLatencyUs, 6, 1e-6);
   EXPECT_NEAR(g.bandwidthGBps, 5, 1e-6);
   ASSERT_EQ(g.cacheBandwidthGBps.size(), 2u);
   EXPECT_NEAR(g.cacheBandwidthGBps[0], 12, 1e-4);
   EXPECT_NEAR(g.cacheBandwidthGBps[1], 8, 1e-4);
+}
+
+// A step pays the rendezvous exactly when its message reaches the eager limit: a 2-rank ring
+// all_gather sends half the buffer per step.
+TEST(Calibrate, TheRendezvousStartsAtTheEagerLimit) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  reshape(c, 1, 2);
+  auto time = [](const Cluster& cluster, double bytes) {
+    return Predictor(cluster).predict(Query{Collective::AllGather, "ring", bytes, 2, 1, false, ""}).timeUs;
+  };
+  Cluster without = c;
+  without.intra.rendezvousLatencyUs = 0;
+  EXPECT_DOUBLE_EQ(time(c, 8190), time(without, 8190));  // 4095 B messages: eager
+  EXPECT_NEAR(time(c, 8192) - time(without, 8192), c.intra.rendezvousLatencyUs, 1e-9);  // one 4096 B step
+  Cluster noLimit = c;
+  noLimit.intra.eagerLimitBytes = 0;
+  EXPECT_DOUBLE_EQ(time(noLimit, 1 << 20), time(without, 1 << 20));
 }
 
 // The target: measured on this machine (both backends, 2-5 ranks, results/measured/cpu-2core-amd-epyc),

@@ -161,9 +161,10 @@ TEST(Cluster, WritesBackWithSourcesAndCalibration) {
 }
 
 TEST(Cluster, ReadsTheOldSpellingOfAFitsErrors) {
-  // Committed calibrations were written with median_abs_pct_error / max_abs_pct_error; the one
+  // Calibrations were once written with median_abs_pct_error / max_abs_pct_error (this file is an
+  // earlier results/measured/cpu-2core-amd-epyc/fitted_np2_np4.json in that spelling); the one
   // spelling now is median_abs_error_pct / max_abs_error_pct, and both are read.
-  const Cluster c = loadCluster(std::string(CCLAB_SOURCE_DIR) + "/results/measured/cpu-2core-amd-epyc/fitted_np2_np4.json");
+  const Cluster c = loadCluster(std::string(CCLAB_SOURCE_DIR) + "/tests/data/calibrations/cpu-2core-amd-epyc-2026-11-old-spelling.json");
   ASSERT_FALSE(c.calibrations.empty());
   EXPECT_DOUBLE_EQ(c.calibrations[0].fit.medianAbsErrorPct, 9.359391124602178);
   EXPECT_GT(c.calibrations[0].fit.maxAbsErrorPct, 60);

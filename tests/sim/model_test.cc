@@ -63,8 +63,18 @@ TEST(Model, PlansMoveTheTabulatedBytes) {
     EXPECT_DOUBLE_EQ(a2a.phases[0].transfers[0].bytes, f * s);
     Plan rhd;
     ASSERT_TRUE(planRhd(Collective::AllReduce, Shape{n, 1}, s, rhd));
-    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].steps, 2 * log2Ceil(n) + (isPowerOfTwo(n) ? 0 : 2));
+    // Folded to pof2 = 2^floor(log2 n) ranks: an exchange in and one out, each of the whole buffer.
+    const double pof2 = powerOfTwoBelow(n);
+    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].steps, 2 * log2Floor(n) + (isPowerOfTwo(n) ? 0 : 2));
+    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].bytes, 2 * (s - s / pof2) + (isPowerOfTwo(n) ? 0 : 2 * s));
+    Plan rd;
+    ASSERT_TRUE(planRd(Collective::AllReduce, Shape{n, 1}, s, rd));
+    EXPECT_DOUBLE_EQ(rd.phases[0].transfers[0].steps, log2Floor(n) + (isPowerOfTwo(n) ? 0 : 2));
+    EXPECT_EQ(rd.phases[0].transfers[0].copiers, static_cast<int>(pof2));
   }
+  EXPECT_EQ(powerOfTwoBelow(5), 4);
+  EXPECT_EQ(log2Floor(5), 2);
+  EXPECT_EQ(log2Floor(8), 3);
   // Across 4 nodes of 8: a ring's bytes leave each node once per rank's worth (through all NICs).
   Plan ring;
   planRing(Collective::AllReduce, Shape{32, 4}, s, ring);

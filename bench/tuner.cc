@@ -1,0 +1,91 @@
+#include "bench/tuner.h"
+
+#include <filesystem>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/errors.h"
+#include "sim/descriptions.h"
+
+namespace cclab::bench {
+namespace {
+
+// The shape the simulator prices: hosts as nodes. Emulated nodes (--ranks-per-node) change only
+// how the hierarchical algorithm groups ranks, not the links between them.
+sim::Cluster reshaped(sim::Cluster cluster, int ranks, int ranksPerHost) {
+  const int perHost = ranksPerHost > 0 && ranks % ranksPerHost == 0 ? ranksPerHost : ranks;
+  const int hosts = ranks / perHost;
+  if (hosts > 1 && cluster.nics.perNode == 0) {
+    throw InputError(fmt::format("--algo auto: cluster '{}' has no NICs, so it cannot price ranks on {} hosts (give --cluster a description with a network)",
+                                 cluster.name, hosts));
+  }
+  sim::reshape(cluster, hosts, perHost);
+  return cluster;
+}
+
+}  // namespace
+
+TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu) {
+  if (!clusterOption.empty()) return {sim::loadCluster(clusterOption), clusterOption};
+  const std::string preset = sim::presetForDevice(device, cpuCores);
+  if (!preset.empty()) {
+    const std::filesystem::path calibrated = sim::modelsDirectory() / "calibrations" / (preset + ".json");
+    if (std::filesystem::exists(calibrated)) {
+      return {sim::loadCluster(calibrated.string()), fmt::format("models/calibrations/{}.json (calibrated for '{}')", preset, device)};
+    }
+    return {sim::loadCluster(preset), fmt::format("preset {} (matches '{}'; not calibrated)", preset, device)};
+  }
+  for (const std::string& name : sim::presetNames()) {
+    sim::Cluster c = sim::loadCluster(name);
+    if ((c.intra.kind == sim::FabricKind::SharedMemory) != onGpu) {
+      return {std::move(c), fmt::format("preset {} (the closest: no preset matches '{}')", name, device)};
+    }
+  }
+  throw InputError("--algo auto: no cluster preset to tune on (give --cluster)");
+}
+
+SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost)
+    : cluster_(reshaped(cluster, ranks, ranksPerHost)), predictor_(cluster_), ranks_(ranks), nodes_(cluster_.nodes) {}
+
+double SimulatorChooser::predictUs(Collective collective, std::string_view algorithm, std::size_t bytes, bool inPlace) const {
+  sim::Query q;
+  q.collective = collective;
+  q.algo = algorithm;
+  q.bytes = static_cast<double>(bytes);
+  q.ranks = ranks_;
+  q.nodes = nodes_;
+  q.inPlace = inPlace;
+  q.implementation = "cclab";
+  return predictor_.predict(q).timeUs;
+}
+
+const Algorithm& SimulatorChooser::choose(Collective collective, std::size_t bytes, bool inPlace) {
+  const auto key = std::make_tuple(collective, bytes, inPlace);
+  if (auto it = picked_.find(key); it != picked_.end()) return *it->second;
+  const Algorithm* best = nullptr;
+  double bestUs = std::numeric_limits<double>::infinity();
+  for (const Algorithm& a : allAlgorithms()) {
+    if (a.collective != collective) continue;
+    // On one node the hierarchical algorithm is the ring with extra steps (NCCL's tuner does not
+    // offer it there either); its calibration comes from emulated nodes, a layout auto never runs.
+    if (a.name == "hier" && nodes_ == 1) continue;
+    try {
+      const double us = predictUs(collective, a.name, bytes, inPlace);
+      if (us < bestUs) {
+        best = &a;
+        bestUs = us;
+      }
+    } catch (const InputError&) {
+      // an algorithm this cluster cannot run (a plan that needs what it lacks): not a candidate
+    }
+  }
+  if (best == nullptr) {
+    throw InputError(fmt::format("--algo auto: cluster '{}' prices none of cclab's {} algorithms", cluster_.name, name(collective)));
+  }
+  picked_.emplace(key, best);
+  return *best;
+}
+
+}  // namespace cclab::bench

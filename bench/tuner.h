@@ -1,0 +1,53 @@
+#pragma once
+
+// ccbench --backend cclab --algo auto: per collective and size, the cclab algorithm the simulator
+// predicts fastest on a calibrated description of this machine, the way NCCL's tuner consults its
+// cost model and Open MPI's coll/tuned its decision rules. docs/ccbench.md describes it.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "collectives/communicator.h"
+#include "sim/cluster.h"
+#include "sim/predictor.h"
+
+namespace cclab::bench {
+
+// The description --algo auto tunes on, and where it came from (for the header lines).
+struct TuningCluster {
+  sim::Cluster cluster;
+  std::string source;
+};
+
+// `--cluster` as given (a preset name or a file), or for "" the description shipped for this
+// device: models/calibrations/<preset>.json of the preset whose `matches` name the device, else
+// that preset, else the closest preset (on the CPU the shared-memory one; on GPUs the first GPU
+// preset). Throws InputError for a cluster that cannot be read.
+TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu);
+
+class SimulatorChooser final : public AlgorithmChooser {
+ public:
+  // `ranks` in all, `ranksPerHost` on each host (hosts are the simulator's nodes). Throws
+  // InputError when the cluster cannot price that shape (several hosts on a cluster without NICs).
+  SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost);
+
+  // The registry's algorithm for `collective` with the smallest predicted time, priced with the
+  // "cclab" calibration entries where the cluster has them; ties go to the earlier registry row;
+  // `hier` only across hosts.
+  // Remembered per (collective, bytes, in place): a sweep prices each size once.
+  const Algorithm& choose(Collective collective, std::size_t bytes, bool inPlace) override;
+  std::string describe(Collective) const override { return std::string(sim::kSimulatorPicks); }
+
+  // The predicted time of one algorithm (tests, and why auto picked what it did).
+  double predictUs(Collective collective, std::string_view algorithm, std::size_t bytes, bool inPlace) const;
+
+ private:
+  sim::Cluster cluster_;
+  sim::Predictor predictor_;
+  int ranks_ = 1, nodes_ = 1;
+  std::map<std::tuple<Collective, std::size_t, bool>, const Algorithm*> picked_;
+};
+
+}  // namespace cclab::bench

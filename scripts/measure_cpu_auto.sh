@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# cclab's `--algo auto` beside the MPI library in the same processes (issue 17's comparison):
+# every collective below at 2-5 ranks, 8 B to 256 MiB by x2, `runs` launches each (default 5; the
+# tables take the median of the paired ratios over them). Ranks are bound as in measure_cpu_sweep.sh.
+#   results/measured/<machine>/auto/<collective>_np<ranks>_run<k>.{json,txt}
+#
+# Usage: scripts/measure_cpu_auto.sh <machine-name> [runs] [max-size]   (after scripts/test.sh built
+# it; CCBENCH=<path> runs another build's ccbench)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+machine=${1:?usage: $0 <machine-name> [runs] [max-size]}
+runs=${2:-5}
+max=${3:-256M}
+out="results/measured/$machine/auto"
+mkdir -p "$out"
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+for run in $(seq 1 "$runs"); do
+  for ranks in 2 3 4 5; do
+    for collective in all_reduce all_gather reduce_scatter broadcast alltoall; do
+      echo "== run $run, $collective, $ranks ranks"
+      mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
+        "${CCBENCH:-build/bin/ccbench}" "$collective" -b 8 -e "$max" -f 2 --backend mpi,cclab --algo auto \
+        -J "$out/${collective}_np${ranks}_run$run.json" > "$out/${collective}_np${ranks}_run$run.txt"
+    done
+  done
+done

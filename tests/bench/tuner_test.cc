@@ -1,0 +1,94 @@
+// ccbench --algo auto: the tuner takes, at every size, the algorithm the simulator prices fastest
+// on the cluster it is given, and finds the cluster shipped for a machine.
+
+#include "bench/tuner.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/errors.h"
+
+namespace cclab::bench {
+namespace {
+
+// A calibration entry for cclab's `algo` of `collective`, out of place, on the shared-memory link.
+sim::Calibration entry(Collective collective, const std::string& algo, double latencyUs, double bandwidthGBps) {
+  sim::Calibration c;
+  c.implementation = "cclab";
+  c.collective = collective;
+  c.algo = algo;
+  c.link = sim::LinkClass::Intra;
+  c.latencyUs = latencyUs;
+  c.bandwidthGBps = bandwidthGBps;
+  c.cacheBandwidthGBps = {bandwidthGBps, bandwidthGBps};
+  return c;
+}
+
+TEST(Tuner, PicksTheFastestPredictionAtEverySize) {
+  sim::Cluster cluster = sim::loadCluster("cpu-2core-amd-epyc");
+  // Recursive doubling: cheap steps, slow bytes; the ring: dear steps, fast bytes. The tuner must
+  // move from rd to ring where the two predictions cross, and never pick a slower one.
+  // The other all_reduce algorithms are dear at every size.
+  cluster.calibrations = {entry(Collective::AllReduce, "rd", 0.5, 1.0), entry(Collective::AllReduce, "ring", 20.0, 20.0),
+                          entry(Collective::AllReduce, "rhd", 100, 0.1), entry(Collective::AllReduce, "tree", 100, 0.1),
+                          entry(Collective::AllReduce, "hier", 100, 0.1)};
+  SimulatorChooser chooser(cluster, 4, 4);
+  bool sawRd = false, sawRing = false;
+  for (std::size_t bytes = 8; bytes <= (std::size_t{256} << 20); bytes *= 2) {
+    const Algorithm& picked = chooser.choose(Collective::AllReduce, bytes, false);
+    EXPECT_EQ(picked.collective, Collective::AllReduce);
+    double best = std::numeric_limits<double>::infinity();
+    for (const Algorithm& a : allAlgorithms()) {
+      if (a.collective == Collective::AllReduce) best = std::min(best, chooser.predictUs(Collective::AllReduce, a.name, bytes, false));
+    }
+    EXPECT_DOUBLE_EQ(chooser.predictUs(Collective::AllReduce, picked.name, bytes, false), best) << bytes << " B: " << picked.name;
+    sawRd |= picked.name == "rd";
+    sawRing |= picked.name == "ring";
+    if (picked.name == "ring") {
+      EXPECT_GE(bytes, std::size_t{16} << 10) << "ring picked far below the crossover";
+    }
+    if (bytes >= (std::size_t{1} << 20)) {
+      EXPECT_EQ(picked.name, "ring") << bytes;
+    }
+  }
+  EXPECT_TRUE(sawRd);
+  EXPECT_TRUE(sawRing);
+  // Asked again, the same answer (ranks must agree call after call).
+  EXPECT_EQ(chooser.choose(Collective::AllReduce, 8, false).name, "rd");
+}
+
+TEST(Tuner, EveryCollectiveGetsOneOfItsOwnAlgorithms) {
+  SimulatorChooser chooser(sim::loadCluster("cpu-2core-amd-epyc"), 5, 5);
+  for (Collective c : allCollectives()) {
+    for (std::size_t bytes : {std::size_t{0}, std::size_t{8}, std::size_t{1} << 20, std::size_t{256} << 20}) {
+      for (bool inPlace : {false, true}) EXPECT_EQ(chooser.choose(c, bytes, inPlace).collective, c) << name(c) << " " << bytes;
+    }
+  }
+  EXPECT_EQ(chooser.describe(Collective::AllReduce), "auto");
+}
+
+TEST(Tuner, SeveralHostsNeedAClusterWithANetwork) {
+  EXPECT_THROW(SimulatorChooser(sim::loadCluster("cpu-2core-amd-epyc"), 4, 2), InputError);
+  SimulatorChooser acrossNodes(sim::loadCluster("dgx-h100"), 16, 8);  // 2 nodes of 8 GPUs
+  EXPECT_EQ(acrossNodes.choose(Collective::AllReduce, std::size_t{1} << 30, false).collective, Collective::AllReduce);
+}
+
+TEST(Tuner, FindsTheClusterShippedForThisMachine) {
+  const TuningCluster shipped = tuningCluster("", "AMD EPYC 7B13 64-Core Processor", 2, false);
+  EXPECT_NE(shipped.source.find("models/calibrations/cpu-2core-amd-epyc.json"), std::string::npos) << shipped.source;
+  EXPECT_FALSE(shipped.cluster.calibrations.empty());
+  // No preset names the device: the closest of its kind.
+  const TuningCluster cpu = tuningCluster("", "Some Other CPU", 8, false);
+  EXPECT_EQ(cpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
+  EXPECT_NE(cpu.source.find("closest"), std::string::npos);
+  const TuningCluster gpu = tuningCluster("", "Some Future GPU", 0, true);
+  EXPECT_NE(gpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
+  // --cluster wins, and a bad one is input error.
+  EXPECT_EQ(tuningCluster("dgx-h100", "AMD EPYC", 2, false).cluster.name, "dgx-h100");
+  EXPECT_THROW(tuningCluster("no-such-cluster", "", 2, false), InputError);
+}
+
+}  // namespace
+}  // namespace cclab::bench
