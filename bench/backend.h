@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ class Backend {
   // Whether an in-place run of `collective` leaves a checkable result (NCCL's in-place alltoall
   // and sendrecv read and write one buffer at once: nccl-tests reports N/A for them).
   virtual bool checksInPlace(Collective) const { return true; }
+  // A known defect of the library behind this backend that makes such a call's output wrong, with
+  // its upstream issue, or "" (the wrong elements are still counted; this says why).
+  virtual std::string knownIssue(Collective, DataType, std::optional<ReduceOp>, bool /*inPlace*/) const { return {}; }
 
   // How its timed loop runs (HostClockTiming on the CPU).
   virtual Timing& timing() = 0;

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -182,6 +183,8 @@ class Driver {
   std::size_t totalRows_ = 0;
   std::size_t doneRows_ = 0;
   bool showProgress_ = false;
+  std::int64_t knownIssueWrong_ = 0;    // the wrong elements a backend's known library defect explains
+  std::set<std::string> knownIssues_;   // which defects
 };
 
 Driver::Driver(const Options& options)
@@ -400,6 +403,8 @@ std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, Si
     else for (int r = 0; r < size_; ++r) roots.push_back(r);
   }
   std::int64_t wrong = 0;
+  std::int64_t blockKnownWrong = 0;  // of `wrong`: what a known library defect explains
+  std::set<std::string> blockIssues;
   const bool tuned = backend.communicator().algorithm(collective) == sim::kSimulatorPicks;
   std::vector<std::pair<Row, Row>> picks;  // under --algo auto: what each size of the first group ran
   double busbwSum = 0;  // for the average line, added in the order the rows come
@@ -415,6 +420,13 @@ std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, Si
             const Row inPlace = measure(backend, collective, dtype, op, root, count, true, repeat);
             out(results::resultLine(outOfPlace, inPlace) + "\n");
             wrong += outOfPlace.wrong.value_or(0) + inPlace.wrong.value_or(0);
+            for (const Row* r : {&outOfPlace, &inPlace}) {
+              if (r->wrong.value_or(0) == 0) continue;
+              const std::string issue = backend.knownIssue(collective, dtype, op, r == &inPlace);
+              if (issue.empty()) continue;
+              blockKnownWrong += *r->wrong;
+              blockIssues.insert(issue);
+            }
             busbwSum += outOfPlace.busbwGBps;
             busbwSum += inPlace.busbwGBps;
             rows += 2;
@@ -431,8 +443,14 @@ std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, Si
       }
     }
   }
-  out(results::outOfBoundsLine(wrong) + results::averageBusBandwidthLine(busbwSum, rows) + (tuned ? autoPicksLine(picks) : "") +
-      results::testConcluded(collective));
+  std::string known;
+  for (const std::string& issue : blockIssues) {
+    known += fmt::format("# Known library issue behind {} of the {} wrong elements: {}\n", blockKnownWrong, wrong, issue);
+  }
+  knownIssueWrong_ += blockKnownWrong;
+  knownIssues_.insert(blockIssues.begin(), blockIssues.end());
+  out(results::outOfBoundsLine(wrong) + known + results::averageBusBandwidthLine(busbwSum, rows) +
+      (tuned ? autoPicksLine(picks) : "") + results::testConcluded(collective));
   return wrong;
 }
 
@@ -553,7 +571,16 @@ int Driver::run() {
       if (!options_.jsonPath.empty()) out(fmt::format("# Wrote {}\n", options_.jsonPath));
       if (!options_.csvPath.empty()) out(fmt::format("# Wrote {}\n", options_.csvPath));
     }
-    if (wrong > 0) std::fprintf(stderr, "ccbench: %lld wrong elements: the results are incorrect\n", static_cast<long long>(wrong));
+    if (wrong > 0) {
+      // Still an error (exit 1): the library gave wrong results. The line says when all of them,
+      // or some, are a library defect known upstream (Backend::knownIssue).
+      std::string why;
+      if (knownIssueWrong_ > 0) {
+        why = knownIssueWrong_ == wrong ? "; all of them from a known library issue: " : fmt::format("; {} of them from a known library issue: ", knownIssueWrong_);
+        for (const std::string& issue : knownIssues_) why += (issue == *knownIssues_.begin() ? "" : "; ") + issue;
+      }
+      std::fprintf(stderr, "ccbench: %lld wrong elements: the results are incorrect%s\n", static_cast<long long>(wrong), why.c_str());
+    }
   }
   return wrong > 0 ? 1 : 0;
 }

@@ -223,6 +223,9 @@ class NcclBackend final : public GpuBackend {
   ~NcclBackend() override { destroyGraphs(); }
   Communicator& communicator() override { return communicator_; }
   bool checksInPlace(Collective c) const override { return c != Collective::AllToAll && c != Collective::SendRecv; }
+  std::string knownIssue(Collective c, DataType t, std::optional<ReduceOp> op, bool inPlace) const override {
+    return ncclKnownIssue(NcclCommunicator::features(), c, t, op, inPlace, communicator_.size());
+  }
   bool supports(DataType t) const override {
     if (t != DataType::Float8E4M3 && t != DataType::Float8E5M2) return true;
     if (!NcclCommunicator::features().fp8) return false;  // nccl.h and the loaded libnccl: 2.24

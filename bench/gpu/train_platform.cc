@@ -123,9 +123,16 @@ class GpuPlatform final : public StepPlatform {
 
   void reserve(const ComputeSizes& sizes) override {
     const std::size_t element = dtype_ == DataType::BFloat16 ? 2 : 4;
-    a_ = zeroed(sizes.a * element);
-    b_ = zeroed(sizes.b * element);
-    c_ = zeroed(sizes.c * element);
+    // A batch gets operands of its own up to 1 GiB each; past that its products share one.
+    const auto operand = [&](std::size_t one, std::size_t batch) {
+      return std::max(one, std::min(batch, (std::size_t{1} << 30) / element));
+    };
+    aElements_ = operand(sizes.a, sizes.batchedA);
+    bElements_ = operand(sizes.b, sizes.batchedB);
+    cElements_ = operand(sizes.c, sizes.batchedC);
+    a_ = zeroed(aElements_ * element);
+    b_ = zeroed(bElements_ * element);
+    c_ = zeroed(cElements_ * element);
     // Copies move half the element-wise passes' bytes in and half out: two halves of one buffer.
     streamBytes_ = sizes.stream * sizeof(float);
     stream_ = zeroed(2 * streamBytes_);
@@ -139,18 +146,21 @@ class GpuPlatform final : public StepPlatform {
   }
 
   void compute(const sim::Task& task, std::span<const sim::Gemm> gemms) override {
-    const float alpha = 1, beta = 0;
     for (const sim::Gemm& g : gemms) {
-      // Column-major C (m x n) = A (m x k) B (k x n).
       const int m = static_cast<int>(whole(g.m)), k = static_cast<int>(whole(g.k)), n = static_cast<int>(whole(g.n));
-      for (std::size_t r = whole(g.count); r > 0; --r) {
-        if (dtype_ == DataType::BFloat16) {
-          CCLAB_CUBLAS(cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_, CUDA_R_16BF, m, b_, CUDA_R_16BF, k, &beta, c_,
-                                    CUDA_R_16BF, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-        } else {
-          CCLAB_CUBLAS(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, static_cast<const float*>(a_), m,
-                                   static_cast<const float*>(b_), k, &beta, static_cast<float*>(c_), m));
-        }
+      const std::size_t count = whole(g.count);
+      if (count == 1) {
+        gemm(m, n, k);
+      } else {
+        // One launch for the batch (PyTorch's bmm: cublasGemmStridedBatchedEx), each product on
+        // operands of its own where the batch fits the buffers.
+        const auto stride = [count](std::size_t one, std::size_t elements) {
+          return count * one <= elements ? static_cast<long long>(one) : 0LL;
+        };
+        const std::size_t mk = static_cast<std::size_t>(m) * static_cast<std::size_t>(k),
+                          kn = static_cast<std::size_t>(k) * static_cast<std::size_t>(n),
+                          mn = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+        gemmBatched(m, n, k, stride(mk, aElements_), stride(kn, bElements_), stride(mn, cElements_), static_cast<int>(count));
       }
     }
     copyThrough(stream_, streamBytes_, task.memoryBytes / 2);
@@ -159,6 +169,31 @@ class GpuPlatform final : public StepPlatform {
   }
 
   char* messageBuffer() override { return hostMessage_.data(); }
+
+  // Column-major C (m x n) = A (m x k) B (k x n), in the step's precision (bf16 with fp32
+  // accumulation, as mixed precision runs; fp32 otherwise).
+  void gemm(int m, int n, int k) {
+    const float alpha = 1, beta = 0;
+    if (dtype_ == DataType::BFloat16) {
+      CCLAB_CUBLAS(cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_, CUDA_R_16BF, m, b_, CUDA_R_16BF, k, &beta, c_,
+                                CUDA_R_16BF, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    } else {
+      CCLAB_CUBLAS(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, static_cast<const float*>(a_), m,
+                               static_cast<const float*>(b_), k, &beta, static_cast<float*>(c_), m));
+    }
+  }
+  void gemmBatched(int m, int n, int k, long long strideA, long long strideB, long long strideC, int count) {
+    const float alpha = 1, beta = 0;
+    if (dtype_ == DataType::BFloat16) {
+      CCLAB_CUBLAS(cublasGemmStridedBatchedEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_, CUDA_R_16BF, m, strideA, b_,
+                                              CUDA_R_16BF, k, strideB, &beta, c_, CUDA_R_16BF, m, strideC, count,
+                                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    } else {
+      CCLAB_CUBLAS(cublasSgemmStridedBatched(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, static_cast<const float*>(a_), m,
+                                             strideA, static_cast<const float*>(b_), k, strideB, &beta, static_cast<float*>(c_),
+                                             m, strideC, count));
+    }
+  }
   void messageToHost(std::size_t bytes) override {
     compute().copy(hostMessage_.data(), message_, std::min(bytes, hostMessage_.size()));
     compute().synchronize();
@@ -213,6 +248,7 @@ class GpuPlatform final : public StepPlatform {
   std::unique_ptr<NcclCommunicator> world_;
 #endif
   std::vector<void*> owned_;
+  std::size_t aElements_ = 1, bElements_ = 1, cElements_ = 1;
   void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr, *stream_ = nullptr, *optimizer_ = nullptr, *message_ = nullptr;
   std::size_t streamBytes_ = 0, optimizerBytes_ = 0;
   std::vector<char> hostMessage_;

@@ -24,6 +24,9 @@ namespace cclab::bench {
 // The largest operands a rank's compute tasks use, in elements (the runner reads them off the graph).
 struct ComputeSizes {
   std::size_t a = 1, b = 1, c = 1;  // GEMM operands: m x k, k x n, m x n
+  // The same for a whole batch (count x each): batched products (attention's per-head GEMMs) run
+  // as one strided-batched call on GPUs, as PyTorch's bmm does; the CPU loops over one operand.
+  std::size_t batchedA = 1, batchedB = 1, batchedC = 1;
   std::size_t stream = 1;           // the buffer element-wise passes stream through
   std::size_t parameters = 0;       // the optimizer's shard
   std::size_t message = 1;          // the largest pipeline message, in bytes

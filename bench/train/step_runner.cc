@@ -148,6 +148,9 @@ StepRunner::StepRunner(const sim::StepGraph& graph, const RankLayout& layout, co
         sizes.a = std::max(sizes.a, whole(g.m) * whole(g.k));
         sizes.b = std::max(sizes.b, whole(g.k) * whole(g.n));
         sizes.c = std::max(sizes.c, whole(g.m) * whole(g.n));
+        sizes.batchedA = std::max(sizes.batchedA, whole(g.count) * whole(g.m) * whole(g.k));
+        sizes.batchedB = std::max(sizes.batchedB, whole(g.count) * whole(g.k) * whole(g.n));
+        sizes.batchedC = std::max(sizes.batchedC, whole(g.count) * whole(g.m) * whole(g.n));
       }
     }
     sizes.stream = std::max(sizes.stream, std::min<std::size_t>(std::size_t{16} << 20, whole(task.memoryBytes / 8)));

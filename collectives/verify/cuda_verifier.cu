@@ -1,6 +1,9 @@
 #include "collectives/verify/cuda_verifier.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 #include "collectives/verify/verify_values.h"
 #include "collectives/cuda/cuda_error.h"
@@ -80,8 +83,28 @@ std::int64_t CudaVerifier::countWrong(const void* recv, int rep, const std::func
   unsigned long long wrong = 0;
   CCLAB_CUDA(cudaMemcpyAsync(&wrong, counter_, sizeof(wrong), cudaMemcpyDeviceToHost, device_.stream()));
   device_.synchronize();
+  if (wrong > 0 && std::getenv("CCLAB_SHOW_WRONG") != nullptr) showWrong(recv, n, rep, approximate);
   if (progress) progress();
   return static_cast<std::int64_t>(wrong);
+}
+
+// CCLAB_SHOW_WRONG set: the first wrong elements on stderr (index, got, want, as numbers and
+// bits), for finding out what a library computed differently; the count is what the run reports.
+void CudaVerifier::showWrong(const void* recv, std::size_t n, int rep, bool approximate) {
+  withType(spec_.dtype, [&]<typename T>() {
+    std::vector<T> got(n);
+    CCLAB_CUDA(cudaMemcpy(got.data(), recv, n * sizeof(T), cudaMemcpyDeviceToHost));
+    const Spec s = toSpec(spec_);
+    int shown = 0;
+    for (std::size_t j = 0; j < n && shown < 8; ++j) {
+      const T want = expectedElement<T>(s.collective, s.op, s.count, s.nranks, s.rank, s.root, j, rep);
+      if (!isWrong(got[j], want, approximate)) continue;
+      std::fprintf(stderr, "# wrong: rank %d element %zu of %zu: got %.17g (0x%llx), want %.17g (0x%llx)\n", s.rank, j, n,
+                   toDouble(got[j]), static_cast<unsigned long long>(bitsOf(got[j])), toDouble(want),
+                   static_cast<unsigned long long>(bitsOf(want)));
+      ++shown;
+    }
+  });
 }
 
 }  // namespace cclab::verify

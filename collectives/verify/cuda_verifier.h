@@ -22,6 +22,8 @@ class CudaVerifier final : public Checker {
   std::int64_t countWrong(const void* recv, int rep, const std::function<void()>& progress = {}) override;
 
  private:
+  void showWrong(const void* recv, std::size_t n, int rep, bool approximate);
+
   CheckSpec spec_;
   CudaDevice& device_;
   unsigned long long* counter_;
