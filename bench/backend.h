@@ -86,6 +86,9 @@ std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const
 struct CclabAlgorithms {
   std::unique_ptr<AlgorithmChooser> chooser;
   std::string label;
+  int ranksPerHost = 0;  // ranks on each host, or 0 when hosts differ (ranksPerHost(), asked once)
+  // The ranks of a node for the hierarchical algorithms: --ranks-per-node, else a host's.
+  int ranksPerNode(const Options& options) const { return options.ranksPerNode > 0 ? options.ranksPerNode : ranksPerHost; }
 };
 CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& device, bool onGpu);
 

@@ -47,7 +47,7 @@ class HostAlgorithmBackend final : public Backend {
       : Backend("cclab", fmt::format("cclab {} over MPI point-to-point, {} chunks", algorithms.label, describeBytes(o.chunkBytes))),
         transport_(MPI_COMM_WORLD),
         communicator_(transport_, hostDevice(), std::move(algorithms.chooser), o.chunkBytes) {
-    communicator_.setRanksPerNode(o.ranksPerNode > 0 ? o.ranksPerNode : ranksPerHost());
+    communicator_.setRanksPerNode(algorithms.ranksPerNode(o));
   }
   Communicator& communicator() override { return communicator_; }
   Device& device(int) override { return hostDevice(); }
@@ -65,14 +65,14 @@ CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& devic
   const int perHost = ranksPerHost();
   if (options.algo != sim::kSimulatorPicks) {
     for (Collective c : options.collectives) findAlgorithm(c, options.algo);  // unknown --algo: fail before running
-    return {familyChooser(options.algo), options.algo};
+    return {familyChooser(options.algo), options.algo, perHost};
   }
   int world = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
   const TuningCluster tuning = tuningCluster(options.cluster, device, localInfo().cpuCores, onGpu);
   auto chooser = std::make_unique<SimulatorChooser>(tuning.cluster, world, perHost > 0 ? perHost : world);
   for (Collective c : options.collectives) chooser->choose(c, 1024, false);  // a cluster that prices none: fail before running
-  return {std::move(chooser), fmt::format("auto (tuned on {})", tuning.source)};
+  return {std::move(chooser), fmt::format("auto (tuned on {})", tuning.source), perHost};
 }
 
 std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const std::string& mpiVersion) {

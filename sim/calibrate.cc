@@ -1,6 +1,7 @@
 #include "sim/calibrate.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -110,14 +111,14 @@ using GroupKey = std::tuple<std::string, int, std::string, bool>;
 // (local, as Bruck's rotations) run on the same cores as its transfers, so they fit with intra.
 // False for plans that mix intra- and inter-node links.
 bool fitLink(const Plan& plan, bool sharedMemory, LinkClass& link) {
-  if (plan.singleLink(link)) return true;
-  bool inter = false;
-  for (int i = 0; i < plan.phaseCount; ++i) {
-    const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
-    for (int t = 0; t < phase.transferCount; ++t) inter |= phase.transfers[static_cast<std::size_t>(t)].link == LinkClass::Inter;
+  const unsigned used = plan.links();
+  if (std::has_single_bit(used)) {
+    link = static_cast<LinkClass>(std::countr_zero(used));
+    return true;
   }
+  const unsigned onTheCores = (1u << static_cast<unsigned>(LinkClass::Local)) | (1u << static_cast<unsigned>(LinkClass::Intra));
   link = LinkClass::Intra;
-  return sharedMemory && !inter;
+  return sharedMemory && used != 0 && (used & ~onTheCores) == 0;
 }
 
 // Writes a pooled fit into the cluster's description of that link (efficiency 1: the fitted

@@ -61,8 +61,8 @@ struct Plan {
   }
   // Whether the plan moves nothing (one rank in place, or an empty buffer): only the launch is paid.
   bool empty() const;
-  // The one link class a non-empty plan uses; false when it mixes several (then it is not calibrated).
-  bool singleLink(LinkClass& link) const;
+  // The link classes the plan's transfers use, one bit each: 1 << LinkClass (0 for an empty plan).
+  unsigned links() const;
 };
 
 }  // namespace cclab::sim

@@ -197,7 +197,7 @@ class CudaAlgorithmBackend final : public GpuBackend {
         transport_(MPI_COMM_WORLD, *devices_.front()),
         communicator_(transport_, *devices_.front(), std::move(algorithms.chooser), o.chunkBytes),
         sharing_(sharing) {
-    communicator_.setRanksPerNode(o.ranksPerNode > 0 ? o.ranksPerNode : ranksPerHost());
+    communicator_.setRanksPerNode(algorithms.ranksPerNode(o));
     setDescription(fmt::format("cclab {} on CUDA, IPC between processes, {} chunks", algorithms.label, describeBytes(o.chunkBytes)));
   }
   Communicator& communicator() override { return communicator_; }

@@ -10,6 +10,7 @@
 // for a contiguous run of real ranks ([2i, 2i+2) or [rank, rank+1)), so a run of participants
 // speaks for a contiguous run of ranks too: blocks ordered by rank stay contiguous while halving.
 
+#include <bit>
 #include <cstddef>
 
 #include "collectives/context.h"
@@ -19,10 +20,8 @@ namespace cclab {
 
 class Fold {
  public:
-  Fold(int ranks, int rank) : rank_(rank) {
-    while (pof2_ * 2 <= ranks) pof2_ *= 2;
-    rem_ = ranks - pof2_;
-  }
+  Fold(int ranks, int rank)
+      : rank_(rank), pof2_(static_cast<int>(std::bit_floor(static_cast<unsigned>(ranks)))), rem_(ranks - pof2_) {}
   int pof2() const { return pof2_; }
   // Whether this rank hands its data to its odd neighbour and waits for the result.
   bool sitsOut() const { return rank_ < 2 * rem_ && rank_ % 2 == 0; }
@@ -38,8 +37,8 @@ class Fold {
 
  private:
   int rank_;
-  int pof2_ = 1;
-  int rem_ = 0;
+  int pof2_;  // the largest power of two <= ranks
+  int rem_;
 };
 
 // Sends `sendBytes` to `peer` while receiving `recvBytes` from it, and waits for both. Empty

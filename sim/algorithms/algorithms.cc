@@ -36,18 +36,13 @@ bool Plan::empty() const {
   return true;
 }
 
-bool Plan::singleLink(LinkClass& link) const {
-  bool found = false;
+unsigned Plan::links() const {
+  unsigned used = 0;
   for (int i = 0; i < phaseCount; ++i) {
     const Phase& phase = phases[static_cast<std::size_t>(i)];
-    for (int t = 0; t < phase.transferCount; ++t) {
-      const LinkClass l = phase.transfers[static_cast<std::size_t>(t)].link;
-      if (found && l != link) return false;
-      link = l;
-      found = true;
-    }
+    for (int t = 0; t < phase.transferCount; ++t) used |= 1u << static_cast<unsigned>(phase.transfers[static_cast<std::size_t>(t)].link);
   }
-  return found;
+  return used;
 }
 
 }  // namespace cclab::sim

@@ -4,6 +4,7 @@
 // A planner fills the plan of one collective of `bytes` (the size column: the larger buffer) on a
 // shape, or returns false when the algorithm does not do that collective.
 
+#include <bit>
 #include <span>
 #include <string_view>
 
@@ -41,12 +42,9 @@ inline double log2Ceil(int n) {
   return steps;
 }
 inline bool isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
-// The largest power of two <= n, and its log: the ranks left after folding (MPICH's pof2).
-inline int powerOfTwoBelow(int n) {
-  int p = 1;
-  while (2 * p <= n) p *= 2;
-  return p;
-}
+// The largest power of two <= n, and its log: the ranks left after folding (MPICH's pof2; the
+// algorithms' Fold::pof2() in collectives/algorithms/recursive_fold.h).
+inline int powerOfTwoBelow(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
 inline double log2Floor(int n) { return log2Ceil(powerOfTwoBelow(n)); }
 
 }  // namespace cclab::sim
