@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,19 @@ ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>
   std::vector<results::SizedError> errors;
   for (const auto& v : report.rows) errors.push_back({v.measurement->row.sizeBytes, v.errorPct});
   report.ranges = results::summarizeErrorsBySize(errors);
+
+  std::map<std::tuple<std::string, Collective, std::string>, std::vector<results::SizedError>> byAlgorithm;
+  for (const auto& v : report.rows) {
+    const results::Row& r = v.measurement->row;
+    byAlgorithm[{r.backend, r.collective, r.algo}].push_back({r.sizeBytes, v.errorPct});
+  }
+  for (const auto& [key, rowErrors] : byAlgorithm) {
+    const std::vector<results::ErrorSummary> ranges = results::summarizeErrorsBySize(rowErrors);
+    auto range = [&](std::string_view label) {
+      return *std::find_if(ranges.begin(), ranges.end(), [&](const results::ErrorSummary& e) { return e.label == label; });
+    };
+    report.byAlgorithm.push_back({std::get<0>(key), std::get<2>(key), std::get<1>(key), range("< 64 KiB"), range(">= 64 KiB")});
+  }
   return report;
 }
 
@@ -67,7 +81,15 @@ results::Json toJson(const ValidationReport& report) {
   }
   results::Json ranges = results::Json::array();
   for (const auto& s : report.ranges) ranges.push_back(results::toJson(s));
-  return {{"summary", ranges}, {"notes", report.notes}, {"rows", rows}};
+  results::Json algorithms = results::Json::array();
+  for (const auto& a : report.byAlgorithm) {
+    algorithms.push_back({{"backend", a.backend},
+                          {"collective", std::string(name(a.collective))},
+                          {"algo", a.algo},
+                          {"below_64KiB", results::toJson(a.small)},
+                          {"from_64KiB", results::toJson(a.large)}});
+  }
+  return {{"summary", ranges}, {"by_algorithm", algorithms}, {"notes", report.notes}, {"rows", rows}};
 }
 
 }  // namespace cclab::sim

@@ -21,9 +21,19 @@ struct ValidatedRow {
 };
 
 
+// One implementation's algorithm for one collective (the measured row's `algo`): its error below
+// 64 KiB (latency-bound) and from 64 KiB (bandwidth-bound), the two numbers a per-algorithm
+// model is judged by (docs/simulator.md, "Every algorithm, measured and predicted").
+struct AlgorithmErrors {
+  std::string backend, algo;
+  Collective collective{};
+  results::ErrorSummary small, large;  // "< 64 KiB", ">= 64 KiB"
+};
+
 struct ValidationReport {
   std::vector<ValidatedRow> rows;
   std::vector<results::ErrorSummary> ranges;  // results::summarizeErrorsBySize: the size ranges, then ">= 64 KiB" and "all"
+  std::vector<AlgorithmErrors> byAlgorithm;   // in (backend, collective, algo) order
   std::vector<std::string> notes;
 };
 

@@ -45,6 +45,16 @@ int run(const ValidateOptions& o) {
   for (const auto& s : report.ranges) {
     text += fmt::format("  {:<16} {:>6} {:>12.1f} {:>12.1f}\n", s.label, s.rows, s.medianAbsErrorPct, s.maxAbsErrorPct);
   }
+  if (report.byAlgorithm.size() > 1) {
+    text += "# summary by algorithm: median |%| (rows) below 64 KiB and from 64 KiB\n";
+    text += fmt::format("# {:<6} {:<15} {:<9} {:>10} {:>6} {:>10} {:>6}\n", "impl", "collective", "algo", "< 64 KiB", "rows",
+                        ">= 64 KiB", "rows");
+    auto median = [](const results::ErrorSummary& e) { return e.rows > 0 ? fmt::format("{:.1f}", e.medianAbsErrorPct) : std::string("-"); };
+    for (const auto& a : report.byAlgorithm) {
+      text += fmt::format("  {:<6} {:<15} {:<9} {:>10} {:>6} {:>10} {:>6}\n", a.backend, name(a.collective), a.algo, median(a.small),
+                          a.small.rows, median(a.large), a.large.rows);
+    }
+  }
   for (const auto& note : report.notes) text += "# note: " + note + "\n";
   std::fputs(text.c_str(), stdout);
   if (!o.jsonPath.empty()) results::writeFileAtomically(o.jsonPath, results::dumpJson(toJson(report), 1) + "\n");

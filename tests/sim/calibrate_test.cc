@@ -110,6 +110,32 @@ TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
   EXPECT_GT(raw.ranges[4].medianAbsErrorPct, 1.5 * target.medianAbsErrorPct);
 }
 
+// The per-algorithm summary partitions the rows by (implementation, collective, algorithm) and
+// gives each group's median |error| below and from 64 KiB: recomputed here from the rows.
+TEST(Calibrate, ValidateSummarisesEachAlgorithm) {
+  const std::string dir = "results/measured/cpu-2core-amd-epyc/algorithms/";
+  const auto rows = loadMeasurements({repo(dir + "ring_np3.json"), repo(dir + "rd_np3.json")});
+  const ValidationReport report = validate(loadCluster("cpu-2core-amd-epyc"), rows);
+  ASSERT_GE(report.byAlgorithm.size(), 3u);  // cclab rd, cclab ring (several collectives), mpi native
+  std::size_t covered = 0;
+  for (const AlgorithmErrors& a : report.byAlgorithm) {
+    std::vector<double> small, large;
+    for (const auto& v : report.rows) {
+      const results::Row& r = v.measurement->row;
+      if (r.backend != a.backend || r.collective != a.collective || r.algo != a.algo) continue;
+      (r.sizeBytes < 64 * 1024 ? small : large).push_back(std::abs(v.errorPct));
+    }
+    EXPECT_EQ(a.small.rows, static_cast<int>(small.size())) << a.backend << " " << a.algo;
+    EXPECT_EQ(a.large.rows, static_cast<int>(large.size())) << a.backend << " " << a.algo;
+    EXPECT_NEAR(a.small.medianAbsErrorPct, results::median(small), 1e-9);
+    EXPECT_NEAR(a.large.medianAbsErrorPct, results::median(large), 1e-9);
+    covered += small.size() + large.size();
+  }
+  EXPECT_EQ(covered, report.rows.size());
+  const results::Json json = toJson(report);
+  EXPECT_EQ(json.at("by_algorithm").size(), report.byAlgorithm.size());
+}
+
 TEST(Calibrate, ReadsNcclTestsLogsAndJson) {
   const std::string dir = std::string(CCLAB_TEST_DATA) + "/nccl-tests-h100/";
   const auto rows = loadMeasurements({dir + "all_reduce.txt", dir + "all_gather.txt", dir + "all_reduce_perf.json"});
