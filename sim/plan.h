@@ -28,6 +28,10 @@ struct Transfer {
   int copiers = 0;        // shared memory: ranks of a node copying at once (they share the cores)
   bool allPairs = false;  // traffic to many peers at once (PCIe: shares a switch's uplink)
   bool nvls = false;      // NVLink SHARP: priced at the fabric's NVLS efficiency
+  // Shared memory: a receiver copies what it receives (single-copy CMA), so a fan-out costs the
+  // receivers, in parallel, not the sender's port. When > 0, the bytes one receiver copies on the
+  // critical path, priced there in place of `bytes`.
+  double receiverCopyBytes = 0;
 };
 
 struct Phase {

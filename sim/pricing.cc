@@ -46,7 +46,7 @@ double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
 double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing, const SharedMemoryView& shm) {
   const LinkPrice& link = pricing.link(t.link);
   if (pricing.sharedMemory && t.link != LinkClass::Inter) {
-    const double bytes = t.bytes * coreLoad(t, shape, pricing);
+    const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing);
     double us = bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)] * kUsPerByteAt1GBps / link.bandwidthGBps;
     for (int l = 0; l < pricing.cacheLevels; ++l) {
       us += bytes * shm.shares[static_cast<std::size_t>(l)] * kUsPerByteAt1GBps / link.cacheGBps[static_cast<std::size_t>(l)];
@@ -147,7 +147,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
         f.x[2] += t.bytes / factor;
         continue;
       }
-      const double bytes = t.bytes * coreLoad(t, shape, pricing);
+      const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing);
       f.x[2] += bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)];
       for (int l = 0; l < pricing.cacheLevels; ++l) {
         f.x[static_cast<std::size_t>(Features::kCacheTerm + l)] += bytes * shm.shares[static_cast<std::size_t>(l)];

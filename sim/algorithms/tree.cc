@@ -4,6 +4,9 @@
 // tree, log2(n) rounds in which the root sends (or receives) the whole buffer. gather / scatter:
 // a binomial tree, log2(n) rounds, the root's port carrying (n-1)/n of the buffer.
 
+#include <algorithm>
+#include <bit>
+
 #include "sim/algorithms/algorithms.h"
 
 namespace cclab::sim {
@@ -23,6 +26,19 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
     case Collective::Reduce: {
       Transfer intra{LinkClass::Intra, intraRounds, intraRounds * bytes, n};
       intra.allPairs = true;  // binomial partners are far apart
+      if (c == Collective::Broadcast && g > 1) {
+        // On shared memory the receivers copy: a rank v receives from v - lowbit(v) once its
+        // parent has the data, so the copies on the critical path are the most set bits of any
+        // v < g, and the g - 1 copies spread over that many levels.
+        int depth = 0;
+        for (int v = 1; v < g; ++v) depth = std::max(depth, std::popcount(static_cast<unsigned>(v)));
+        intra.receiverCopyBytes = depth * bytes;
+        intra.copiers = (g - 1 + depth - 1) / depth;
+      } else if (c == Collective::Reduce) {
+        // Each round's receivers reduce at once, the most (g / 2) in the first; the root receives
+        // in every round, one after another.
+        intra.copiers = std::max(1, g / 2);
+      }
       phase.add(intra);
       if (p > 1) phase.add({LinkClass::Inter, interRounds, interRounds * bytes, n});
       if (c == Collective::Reduce) phase.reduceBytes = (intraRounds + interRounds) * bytes;
