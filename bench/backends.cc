@@ -7,6 +7,8 @@
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/mpi/mpi_communicator.h"
 #include "collectives/mpi/mpi_transport.h"
+#include "collectives/mpi/shm_segment.h"
+#include "collectives/shm_transport.h"
 #include "bench/system_info.h"
 #include "bench/tuner.h"
 #include "collectives/sizes.h"
@@ -40,13 +42,16 @@ class MpiBackend final : public Backend {
   MpiCommunicator communicator_;
 };
 
-// cclab's algorithms on host memory over MPI point-to-point.
+// cclab's algorithms on host memory, over MPI point-to-point or through a shared memory segment
+// between the processes of one host (--transport shm: `segment` holds the transport's channels).
 class HostAlgorithmBackend final : public Backend {
  public:
-  HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms)
-      : Backend("cclab", fmt::format("cclab {} over MPI point-to-point, {} chunks", algorithms.label, describeBytes(o.chunkBytes))),
-        transport_(MPI_COMM_WORLD),
-        communicator_(transport_, hostDevice(), std::move(algorithms.chooser), o.chunkBytes) {
+  HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms, std::unique_ptr<ShmSegment> segment,
+                       std::unique_ptr<Transport> transport, std::string_view over)
+      : Backend("cclab", fmt::format("cclab {} {}, {} chunks", algorithms.label, over, describeBytes(o.chunkBytes))),
+        segment_(std::move(segment)),
+        transport_(std::move(transport)),
+        communicator_(*transport_, hostDevice(), std::move(algorithms.chooser), o.chunkBytes) {
     communicator_.setRanksPerNode(algorithms.ranksPerNode(o));
   }
   Communicator& communicator() override { return communicator_; }
@@ -55,9 +60,32 @@ class HostAlgorithmBackend final : public Backend {
   Timing& timing() override { return hostClock(); }
 
  private:
-  MpiTransport transport_;
+  std::unique_ptr<ShmSegment> segment_;  // outlives the transport that lives in it
+  std::unique_ptr<Transport> transport_;
   AlgorithmCommunicator communicator_;
 };
+
+std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& options) {
+  CclabAlgorithms algorithms = cclabAlgorithms(options, localInfo().cpuModel, false);
+  if (options.transport != "shm") {
+    return std::make_unique<HostAlgorithmBackend>(options, std::move(algorithms), nullptr, std::make_unique<MpiTransport>(MPI_COMM_WORLD),
+                                                  "over MPI point-to-point");
+  }
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Every rank reaches the same verdict: ranksPerHost is the same everywhere.
+  if (algorithms.ranksPerHost != ranks) {
+    throw InputError("--transport shm: every rank must run on one host (use --transport mpi across hosts)");
+  }
+  if (ranks > ShmTransport::kMaxRanks) {
+    throw InputError(fmt::format("--transport shm: {} ranks, at most {}", ranks, ShmTransport::kMaxRanks));
+  }
+  auto segment = std::make_unique<ShmSegment>(MPI_COMM_WORLD, ShmTransport::regionBytes(ranks));
+  auto transport = std::make_unique<ShmTransport>(segment->data(), rank, ranks);
+  return std::make_unique<HostAlgorithmBackend>(options, std::move(algorithms), std::move(segment), std::move(transport),
+                                                "through shared memory");
+}
 
 }  // namespace
 
@@ -84,7 +112,7 @@ std::vector<std::unique_ptr<Backend>> makeBackends(const Options& options, const
       backends.push_back(makeNcclBackend(options));
     } else {
       if (options.device == "cuda") backends.push_back(makeCudaAlgorithmBackend(options));
-      else backends.push_back(std::make_unique<HostAlgorithmBackend>(options, cclabAlgorithms(options, localInfo().cpuModel, false)));
+      else backends.push_back(makeHostAlgorithmBackend(options));
     }
   }
   return backends;

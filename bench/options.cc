@@ -93,6 +93,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
                  "nodes for cclab's hierarchical algorithms: ranks k*i..k*i+k-1 share node i (default: the processes sharing a host)");
   app.add_option("--device", o.device, fmt::format("where cclab's buffers and kernels live: {}", fmt::join(kDevices, " or ")))
       ->capture_default_str();
+  app.add_option("--transport", o.transport,
+                 fmt::format("how cclab's algorithms on the CPU reach the other ranks: {} (shm: the processes of one host, "
+                             "through a shared memory segment)", fmt::join(kTransports, " or ")))
+      ->capture_default_str();
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
                                                describeBytes(kDefaultCudaChunkBytes)));
   app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();
@@ -131,6 +135,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   }
   if (o.device == "cuda" && !buildHasCuda()) throw InputError("--device cuda: this ccbench was built without CUDA (the configure step found none)");
   if (o.device == "cuda" && !uses("cclab")) throw InputError("--device cuda places cclab's algorithms on the GPU: add --backend cclab");
+  if (std::find(kTransports.begin(), kTransports.end(), o.transport) == kTransports.end()) {
+    throw InputError(fmt::format("unknown transport '{}' (valid: {})", o.transport, fmt::join(kTransports, ", ")));
+  }
+  if (o.transport != "mpi" && (!uses("cclab") || o.device != "cpu")) {
+    throw InputError(fmt::format("--transport {}: it carries cclab's algorithms on the CPU: use --backend cclab without --device cuda", o.transport));
+  }
   o.sweep = sweep.parse();
   // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
   // chunks by default there.

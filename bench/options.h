@@ -20,6 +20,9 @@ namespace cclab::bench {
 // What can run the collectives (--backend) and where cclab's buffers live (--device).
 inline constexpr std::array<std::string_view, 3> kBackends = {"nccl", "mpi", "cclab"};
 inline constexpr std::array<std::string_view, 2> kDevices = {"cpu", "cuda"};
+// How cclab's algorithms on host memory reach the other ranks: MPI point-to-point, or shared
+// memory between the processes of one host (collectives/shm_transport.h).
+inline constexpr std::array<std::string_view, 2> kTransports = {"mpi", "shm"};
 // cclab's pipeline chunk (--chunk): Context's default on the CPU; larger on a GPU, where every
 // chunk costs a stream synchronisation and a control message round trip.
 inline constexpr std::size_t kDefaultChunkBytes = Context::kDefaultChunkBytes;
@@ -35,6 +38,7 @@ struct Options {
   std::string cluster;        // --algo auto: the cluster description to tune on ("": the one shipped for this machine)
   int ranksPerNode = 0;       // for the hierarchical algorithms; 0: the processes sharing a host
   std::string device = "cpu";
+  std::string transport = "mpi";  // --backend cclab on the CPU: kTransports
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
   int aggIters = 1;  // -m: collectives per timed iteration (their mean is reported)

@@ -198,6 +198,8 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce --backend cclab --algo auto,ring", "'auto' picks every algorithm itself"},
       {"all_reduce --backend cclab --cluster dgx-h100", "--cluster: only --algo auto"},
       {"all_reduce --backend cclab --algo auto --cluster no-such-cluster", "unknown cluster preset 'no-such-cluster'"},
+      {"all_reduce --backend cclab --transport ib", "unknown transport 'ib'"},
+      {"all_reduce --transport shm", "--transport shm: it carries cclab's algorithms on the CPU"},
       {"", "missing the collective"},
   };
   for (const auto& [args, message] : cases) {

@@ -1,0 +1,157 @@
+#include "collectives/shm_transport.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "collectives/reduce_kernels.h"
+
+namespace cclab {
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
+              "the channel counters are shared between processes: they must be lock-free (address-free)");
+
+std::size_t ShmTransport::regionBytes(int ranks) {
+  return static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks) * kChannelBytes;
+}
+
+ShmTransport::ShmTransport(void* region, int rank, int size)
+    : region_(static_cast<char*>(region)), rank_(rank), size_(size), sends_(static_cast<std::size_t>(size)),
+      receives_(static_cast<std::size_t>(size)) {
+  if (size < 1 || size > kMaxRanks) throw std::invalid_argument("ShmTransport: " + std::to_string(size) + " ranks (1 to 64)");
+  if (rank < 0 || rank >= size) throw std::invalid_argument("ShmTransport: rank " + std::to_string(rank) + " of " + std::to_string(size));
+  if (reinterpret_cast<std::uintptr_t>(region) % alignof(Channel) != 0) throw std::invalid_argument("ShmTransport: region not 64-byte aligned");
+}
+
+ShmTransport::Channel& ShmTransport::channel(int from, int to) const {
+  const std::size_t index = static_cast<std::size_t>(from) * static_cast<std::size_t>(size_) + static_cast<std::size_t>(to);
+  return *reinterpret_cast<Channel*>(region_ + index * kChannelBytes);
+}
+
+char* ShmTransport::slot(Channel& c, std::uint64_t index) const {
+  return reinterpret_cast<char*>(&c) + sizeof(Channel) + (index % kSlots) * kSlotBytes;
+}
+
+Request ShmTransport::post(Pending pending) {
+  const std::uint64_t id = nextId_++;
+  auto& queues = pending.isSend ? sends_ : receives_;
+  queues[static_cast<std::size_t>(pending.peer)].push_back(id);
+  pending_.emplace(id, pending);
+  progress();
+  return Request{id};
+}
+
+Request ShmTransport::isend(const void* buf, std::size_t bytes, int peer) {
+  Pending p;
+  p.isSend = true;
+  p.peer = peer;
+  p.buf = const_cast<char*>(static_cast<const char*>(buf));  // only read
+  p.bytes = bytes;
+  return post(p);
+}
+
+Request ShmTransport::irecv(void* buf, std::size_t bytes, int peer) {
+  Pending p;
+  p.peer = peer;
+  p.buf = static_cast<char*>(buf);
+  p.bytes = bytes;
+  return post(p);
+}
+
+Request ShmTransport::irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) {
+  Pending p;
+  p.peer = peer;
+  p.buf = static_cast<char*>(dst);
+  p.bytes = count * sizeOf(dtype);
+  p.local = static_cast<const char*>(local);
+  p.dtype = dtype;
+  p.op = op;
+  return post(p);
+}
+
+// 1. While a slot is free (the sender is fewer than kSlots fragments ahead of the receiver's
+//    tail), copy the next fragment into it with its header, then publish it by raising head.
+bool ShmTransport::pushFragments(Pending& send) {
+  Channel& c = channel(rank_, send.peer);
+  std::uint64_t head = c.head.value.load(std::memory_order_relaxed);  // only this rank writes it
+  while (!send.started || send.moved < send.bytes) {
+    if (head - c.tail.value.load(std::memory_order_acquire) >= kSlots) return false;  // full: the receiver must read
+    const std::size_t n = std::min(kSlotPayload, send.bytes - send.moved);
+    char* s = slot(c, head);
+    std::memcpy(s + sizeof(SlotHeader), send.buf + send.moved, n);
+    send.moved += n;
+    send.started = true;
+    const SlotHeader header{static_cast<std::uint32_t>(n), send.moved == send.bytes ? 1u : 0u};
+    std::memcpy(s, &header, sizeof(header));
+    c.head.value.store(++head, std::memory_order_release);
+  }
+  return true;
+}
+
+// 2. While the sender has published fragments beyond the tail, copy each out (after checking it
+//    fits what this receive expects), then free the slot by raising tail.
+bool ShmTransport::popFragments(Pending& receive) {
+  Channel& c = channel(receive.peer, rank_);
+  std::uint64_t tail = c.tail.value.load(std::memory_order_relaxed);  // only this rank writes it
+  for (;;) {
+    if (c.head.value.load(std::memory_order_acquire) == tail) return false;  // nothing yet
+    const char* s = slot(c, tail);
+    SlotHeader header;
+    std::memcpy(&header, s, sizeof(header));
+    if (receive.moved + header.bytes > receive.bytes || (header.last != 0) != (receive.moved + header.bytes == receive.bytes)) {
+      throw std::logic_error("ShmTransport: rank " + std::to_string(receive.peer) + " sent a message that does not match the " +
+                             std::to_string(receive.bytes) + " bytes rank " + std::to_string(rank_) + " posted");
+    }
+    const char* payload = s + sizeof(SlotHeader);
+    if (receive.local != nullptr) {
+      // Fragments other than the last are whole slots (a multiple of every element size).
+      const std::size_t element = sizeOf(receive.dtype);
+      reduceHost(receive.buf + receive.moved, receive.local + receive.moved, payload, header.bytes / element, receive.dtype, receive.op);
+    } else {
+      std::memcpy(receive.buf + receive.moved, payload, header.bytes);
+    }
+    receive.moved += header.bytes;
+    c.tail.value.store(++tail, std::memory_order_release);
+    if (header.last != 0) return true;
+  }
+}
+
+bool ShmTransport::progress() {
+  bool moved = false;
+  for (int peer = 0; peer < size_; ++peer) {
+    for (auto* queue : {&sends_[static_cast<std::size_t>(peer)], &receives_[static_cast<std::size_t>(peer)]}) {
+      while (!queue->empty()) {
+        Pending& p = pending_.at(queue->front());
+        const std::size_t before = p.moved;
+        const bool wasStarted = p.started;
+        const bool finished = p.isSend ? pushFragments(p) : popFragments(p);
+        moved = moved || p.moved != before || p.started != wasStarted || finished;
+        if (!finished) break;
+        pending_.erase(queue->front());
+        finished_.insert(queue->front());
+        queue->pop_front();
+      }
+    }
+  }
+  return moved;
+}
+
+void ShmTransport::wait(Request request) {
+  if (!pending_.contains(request.id) && !finished_.contains(request.id)) {
+    throw std::logic_error("wait on an unknown or finished request");
+  }
+  for (int idle = 0; !finished_.contains(request.id);) {
+    if (progress()) {
+      idle = 0;
+    } else if (++idle >= 64) {
+      sched_yield();  // ranks may outnumber cores: let the peer run
+      idle = 0;
+    }
+  }
+  finished_.erase(request.id);
+}
+
+}  // namespace cclab

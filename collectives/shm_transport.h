@@ -1,0 +1,104 @@
+#pragma once
+
+// cclab's transport through shared memory between the ranks of one host, as NCCL's SHM transport
+// and gloo's shared-memory pairs do: no MPI on the data path. Every ordered pair of ranks (src,
+// dst) owns a single-producer single-consumer channel of kSlots slots in one shared region; a
+// message travels as fragments of at most kSlotPayload bytes, copied into a slot by the sender and
+// out of it by the receiver. Two counters per channel, each on its own cache line, carry the
+// handshake: `head` (fragments written, stored by the sender with release order after the payload)
+// and `tail` (fragments read, stored by the receiver after copying out). Messages between a pair
+// therefore arrive in the order they were posted, as Transport requires.
+//
+// Progress is made inside isend/irecv (as far as slots allow) and wait: waiting on any request
+// moves every pending send and receive of this rank, so two ranks waiting on sends to each other
+// cannot deadlock once their receives are posted. A wait that finds nothing to do yields the core
+// (ranks may outnumber cores).
+//
+// The region comes from the caller: a POSIX shared memory segment mapped in every process
+// (mpi/shm_segment.h), or one heap block shared by threads (the tests). It must be regionBytes(n)
+// long and zeroed before any rank uses it.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "collectives/transport.h"
+
+namespace cclab {
+
+class ShmTransport final : public Transport {
+ public:
+  static constexpr int kSlots = 8;
+  static constexpr std::size_t kSlotPayload = 16 * 1024;
+  static constexpr int kMaxRanks = 64;  // n x n channels: 64 ranks map 512 MiB
+
+  // The bytes of the region `ranks` ranks share.
+  static std::size_t regionBytes(int ranks);
+
+  ShmTransport(void* region, int rank, int size);
+  ShmTransport(const ShmTransport&) = delete;
+  ShmTransport& operator=(const ShmTransport&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  Request isend(const void* buf, std::size_t bytes, int peer) override;
+  Request irecv(void* buf, std::size_t bytes, int peer) override;
+  void wait(Request request) override;
+  // The receiver reduces each fragment straight out of its slot: dst = local (op) fragment.
+  bool fusesReceiveReduce() const override { return true; }
+  Request irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) override;
+
+  // Moves every pending transfer as far as the slots allow; true when anything moved. (A
+  // transport built on this one, with another path beside it, calls it while it waits there.)
+  bool progress();
+  bool done(Request request) const { return finished_.contains(request.id); }
+
+ private:
+  struct alignas(64) Counter {
+    std::atomic<std::uint64_t> value{0};
+  };
+  struct Channel {
+    Counter head;  // fragments written by the sender
+    Counter tail;  // fragments read by the receiver
+  };
+  struct SlotHeader {
+    std::uint32_t bytes;  // payload bytes in this fragment
+    std::uint32_t last;   // 1 on a message's last fragment
+  };
+  static constexpr std::size_t kSlotBytes = sizeof(SlotHeader) + kSlotPayload;
+  static constexpr std::size_t kChannelBytes = sizeof(Channel) + kSlots * kSlotBytes;
+
+  struct Pending {
+    bool isSend = false;
+    int peer = 0;
+    char* buf = nullptr;      // the receive's destination, or the send's source (never written)
+    std::size_t bytes = 0;
+    std::size_t moved = 0;    // bytes copied so far
+    bool started = false;     // at least one fragment went (a message of 0 bytes is one fragment)
+    // Fused receives (irecvReduce): buf = local (op) the peer's bytes.
+    const char* local = nullptr;
+    DataType dtype = DataType::Float;
+    ReduceOp op = ReduceOp::Sum;
+  };
+  Request post(Pending pending);
+
+  Channel& channel(int from, int to) const;
+  char* slot(Channel& channel, std::uint64_t index) const;
+  bool pushFragments(Pending& send);  // true when the send's last fragment is in a slot
+  bool popFragments(Pending& receive);
+
+  char* region_;
+  int rank_;
+  int size_;
+  std::uint64_t nextId_ = 1;
+  std::unordered_map<std::uint64_t, Pending> pending_;
+  std::unordered_set<std::uint64_t> finished_;  // complete, not yet waited on
+  // Per peer, the requests in posting order: only the oldest of each direction moves.
+  std::vector<std::deque<std::uint64_t>> sends_, receives_;
+};
+
+}  // namespace cclab

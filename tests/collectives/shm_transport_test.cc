@@ -1,0 +1,154 @@
+// The shared-memory transport with threads standing in for processes (one heap region shared by
+// all): its fragment handshake, its order per pair, the size check, and every registry algorithm
+// run over it exactly at 1-5 ranks. Between processes (a POSIX segment under mpirun) the same
+// code runs on a mapping instead of a heap block.
+
+#include "collectives/shm_transport.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "collectives/algorithms/algorithms.h"
+#include "collectives/communicator.h"
+#include "collectives/verify/verify.h"
+
+namespace cclab {
+namespace {
+
+struct Region {
+  explicit Region(int ranks) : bytes(ShmTransport::regionBytes(ranks)), data(std::aligned_alloc(64, bytes), std::free) {
+    std::memset(data.get(), 0, bytes);
+  }
+  std::size_t bytes;
+  std::unique_ptr<void, decltype(&std::free)> data;
+};
+
+// Runs fn(transport) on n threads, one per rank; returns the first failure, if any.
+std::string onRanks(int n, const std::function<void(ShmTransport&)>& fn) {
+  Region region(n);
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        ShmTransport transport(region.data.get(), r, n);
+        fn(transport);
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(r)] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (!e.empty()) return e;
+  }
+  return "";
+}
+
+std::vector<char> pattern(std::size_t bytes, int seed) {
+  std::vector<char> v(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) v[i] = static_cast<char>((i * 31 + static_cast<std::size_t>(seed) * 7) % 251);
+  return v;
+}
+
+// Messages of 0 bytes, of one slot, of many slots (the channel wraps around many times), more
+// queued than there are slots, in both directions at once: every byte arrives, in posting order.
+TEST(ShmTransport, MessagesArriveWholeAndInOrder) {
+  const std::vector<std::size_t> sizes{0, 1, ShmTransport::kSlotPayload, ShmTransport::kSlotPayload + 1,
+                                       ShmTransport::kSlots * ShmTransport::kSlotPayload * 3 + 17, 5, 0, 4096};
+  const std::string error = onRanks(2, [&](ShmTransport& t) {
+    const int peer = 1 - t.rank();
+    std::vector<std::vector<char>> out, in;
+    std::vector<Request> requests;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      out.push_back(pattern(sizes[k], t.rank() * 100 + static_cast<int>(k)));
+      in.emplace_back(sizes[k]);
+    }
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      requests.push_back(t.isend(out[k].data(), sizes[k], peer));
+      requests.push_back(t.irecv(in[k].data(), sizes[k], peer));
+    }
+    for (auto it = requests.rbegin(); it != requests.rend(); ++it) t.wait(*it);  // the last first: progress moves all
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      if (in[k] != pattern(sizes[k], peer * 100 + static_cast<int>(k))) throw std::runtime_error("message " + std::to_string(k) + " differs");
+    }
+  });
+  EXPECT_EQ(error, "");
+}
+
+TEST(ShmTransport, MismatchedSizesAreCaught) {
+  const std::string error = onRanks(2, [](ShmTransport& t) {
+    std::vector<char> buf(64);
+    if (t.rank() == 0) {
+      t.wait(t.isend(buf.data(), 64, 1));
+    } else {
+      t.wait(t.irecv(buf.data(), 32, 0));
+    }
+  });
+  EXPECT_NE(error.find("does not match the 32 bytes"), std::string::npos) << error;
+}
+
+TEST(ShmTransport, WaitingTwiceOrOnNothingIsAnError) {
+  const std::string error = onRanks(1, [](ShmTransport& t) {
+    char c = 1, d = 0;
+    const Request send = t.isend(&c, 1, 0), recv = t.irecv(&d, 1, 0);  // to itself
+    t.wait(recv);
+    t.wait(send);
+    if (d != 1) throw std::runtime_error("the byte did not arrive");
+    t.wait(send);
+  });
+  EXPECT_NE(error.find("unknown or finished"), std::string::npos) << error;
+}
+
+// Every algorithm of the registry over the shared-memory transport, exact (the verifier ccbench
+// uses), at 1-5 ranks, float sum and int32 max (or no op), in and out of place, counts that do not
+// divide, chunks of 64 bytes and of a whole megabyte.
+TEST(ShmTransport, EveryAlgorithmIsExactOverIt) {
+  for (const Algorithm& algo : allAlgorithms()) {
+    for (int n = 1; n <= 5; ++n) {
+      for (DataType dtype : {DataType::Float, DataType::Int32}) {
+        const std::optional<ReduceOp> op =
+            reduces(algo.collective) ? std::optional(dtype == DataType::Float ? ReduceOp::Sum : ReduceOp::Max) : std::nullopt;
+        for (bool inPlace : {false, true}) {
+          for (std::size_t count : {13u, 50003u}) {
+            std::atomic<std::int64_t> wrong{0};
+            const int root = hasRoot(algo.collective) ? n - 1 : 0;
+            const std::string error = onRanks(n, [&](ShmTransport& t) {
+              HostDevice host;
+              AlgorithmCommunicator comm(t, host, std::string(algo.name), count > 100 ? Context::kDefaultChunkBytes : 64);
+              comm.setRanksPerNode(n % 2 == 0 && n > 2 ? 2 : 1);
+              const BufferLayout layout = bufferLayout(algo.collective, count, n, t.rank());
+              const std::size_t element = sizeOf(dtype);
+              std::vector<char> a(layout.inPlaceCount() * element + 1), b(layout.inPlaceCount() * element + 1);
+              CollectiveArgs args{inPlace ? b.data() + layout.inPlaceSendOffset * element : a.data(),
+                                  inPlace ? b.data() + layout.inPlaceRecvOffset * element : b.data(),
+                                  count,
+                                  dtype,
+                                  op.value_or(ReduceOp::Sum),
+                                  root};
+              verify::Verifier verifier(algo.collective, dtype, op, count, n, t.rank(), root);
+              verifier.poison(b.data(), layout.inPlaceCount());
+              verifier.fillInput(const_cast<void*>(args.send), 1);
+              comm.run(algo.collective, args);
+              wrong += verifier.countWrong(args.recv, 1);
+            });
+            ASSERT_EQ(error, "") << algo.name << " " << name(algo.collective) << " np" << n << " count " << count;
+            ASSERT_EQ(wrong.load(), 0) << algo.name << " " << name(algo.collective) << " np" << n << " count " << count
+                                       << (inPlace ? " in place" : "");
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cclab
