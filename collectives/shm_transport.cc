@@ -81,7 +81,7 @@ bool ShmTransport::pushFragments(Pending& send) {
     if (head - c.tail.value.load(std::memory_order_acquire) >= kSlots) return false;  // full: the receiver must read
     const std::size_t n = std::min(kSlotPayload, send.bytes - send.moved);
     char* s = slot(c, head);
-    std::memcpy(s + sizeof(SlotHeader), send.buf + send.moved, n);
+    if (n > 0) std::memcpy(s + sizeof(SlotHeader), send.buf + send.moved, n);  // an empty message may have no buffer
     send.moved += n;
     send.started = true;
     const SlotHeader header{static_cast<std::uint32_t>(n), send.moved == send.bytes ? 1u : 0u};
@@ -106,7 +106,9 @@ bool ShmTransport::popFragments(Pending& receive) {
                              std::to_string(receive.bytes) + " bytes rank " + std::to_string(rank_) + " posted");
     }
     const char* payload = s + sizeof(SlotHeader);
-    if (receive.local != nullptr) {
+    if (header.bytes == 0) {
+      // an empty fragment (a message of 0 bytes): nothing to copy, and its buffers may be null
+    } else if (receive.local != nullptr) {
       // Fragments other than the last are whole slots (a multiple of every element size).
       const std::size_t element = sizeOf(receive.dtype);
       reduceHost(receive.buf + receive.moved, receive.local + receive.moved, payload, header.bytes / element, receive.dtype, receive.op);
