@@ -27,12 +27,15 @@ pack)
   packages="openmpi-bin openmpi-common libopenmpi3 libpmix2 libhwloc15 libevent-core-2.1-7 libevent-pthreads-2.1-7 libfmt9"
   dpkg -L $packages | grep -v -E '^/usr/share/(man|doc|lintian)' |
     while read -r f; do if [ -L "$f" ] || [ -f "$f" ]; then echo "$f"; fi; done | sort -u >"$stage/files"
-  while read -r f; do
-    d="$stage/root/$(dirname "${f#/}" | sed 's#^lib/#usr/lib/#')"
-    mkdir -p "$d" && cp -a "$f" "$d/"
-  done <"$stage/files"
-  ln -sfn mpirun.openmpi "$stage/root/usr/bin/mpirun"
-  ln -sfn mpiexec.openmpi "$stage/root/usr/bin/mpiexec"
+  # Each file goes where its folder really is (a merged /usr resolves /lib to /usr/lib).
+  place() { local d; d="$stage/root$(readlink -f "$(dirname "$1")")"; mkdir -p "$d" && echo "$d"; }
+  while read -r f; do cp -a "$f" "$(place "$f")/"; done <"$stage/files"
+  # The launchers as the package names them (Debian: mpirun.openmpi behind the alternatives link).
+  : >.gpu-launchers
+  for name in mpirun mpiexec; do
+    target=$(grep -E "/bin/$name\.[A-Za-z]+$" "$stage/files" | head -1)
+    [ -n "$target" ] && echo "$(dirname "$target") $name $(basename "$target")" >>.gpu-launchers
+  done
   # The shared libraries all of that needs, closed under ldd, minus what every Linux and every CUDA
   # machine has (the C/C++ runtime; libcuda, cudart, cuBLAS and NCCL come from the GPU machine).
   ours=("$build/bin/ccbench" "$build/bin/ccsim" "$build/bin/ccreport" "$build/tests/gpu_probe"
@@ -47,8 +50,9 @@ pack)
     mapfile -t more <"$stage/deps"
     elfs+=("${more[@]}")
   done
-  while read -r f; do cp -L "$f" "$stage/root/usr/lib/x86_64-linux-gnu/$(basename "$f")"; done <"$stage/deps"
+  while read -r f; do cp -L "$f" "$(place "$f")/$(basename "$f")"; done <"$stage/deps"
   rm -rf .gpu && mkdir -p .gpu
+  mv .gpu-launchers .gpu/launchers
   tar -C "$stage/root" -czf .gpu/root.tgz .
   # The build: the binaries above and every CTestTestfile.cmake (ctest -L gpu runs from them).
   for f in "${ours[@]}"; do [ -f "$f" ] && install -D "$f" ".gpu/$f"; done
@@ -63,9 +67,8 @@ pack)
 unpack)
   [ -f .gpu/root.tgz ] || { echo "$0: no .gpu/root.tgz (run '$0 pack' where cclab was built, carry .gpu)" >&2; exit 2; }
   tar -C / --skip-old-files -xzf .gpu/root.tgz
-  # This Open MPI must answer mpirun and mpiexec (the CTest files name /usr/bin/mpiexec).
-  ln -sfn mpirun.openmpi /usr/bin/mpirun
-  ln -sfn mpiexec.openmpi /usr/bin/mpiexec
+  # This Open MPI must answer mpirun and mpiexec (the CTest files name the build machine's mpiexec).
+  while read -r dir name target; do ln -sfn "$target" "$dir/$name"; done <.gpu/launchers
   ldconfig
   build=$(cat .gpu/build_dir)
   from=$(cat .gpu/source_root)
