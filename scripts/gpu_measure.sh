@@ -102,12 +102,29 @@ if wants measure; then
         >"$out/train_gpt2_zero${zero}_np2.txt" 2>"$logs/train_zero$zero.err" || { status=1; note "FAILED: train ZeRO-$zero"; }
     grep -E "^# (step time|Out of bounds)" "$out/train_gpt2_zero${zero}_np2.txt" | tee -a "$logs/summary.txt"
   done
+  # Bigger GPT-2s on one GPU beside their predictions, and eager PyTorch's own step of the same
+  # models where the machine has PyTorch (scripts/torch_step.py): the reference for both.
+  for m in gpt2 gpt2-medium gpt2-large; do
+    mb=8; [ "$m" = gpt2-large ] && mb=4
+    if [ "$m" != gpt2 ]; then
+      note "ccbench train: $m, 1 rank, NCCL, micro-batch $mb"
+      "${mpirun[@]}" -np 1 "$ccbench" train --model "$m" --cluster dgx-h100 --precision mixed --micro-batch $mb \
+          --global-batch $mb -w 3 -n 10 --backend nccl -J "$out/train_${m}_np1.json" >"$out/train_${m}_np1.txt" \
+          2>"$logs/train_$m.err" || { status=1; note "FAILED: train $m"; }
+      grep -E "^# step time" "$out/train_${m}_np1.txt" | tee -a "$logs/summary.txt"
+    fi
+    if python3 -c "import torch" 2>/dev/null; then
+      note "eager PyTorch: $m, micro-batch $mb (scripts/torch_step.py)"
+      timeout -k 5 "${CCLAB_GPU_CMD_TIMEOUT:-900}" python3 scripts/torch_step.py "models/cards/$m.json" --micro-batch $mb \
+          >"$out/torch_${m}.json" 2>"$logs/torch_$m.err" && tee -a "$logs/summary.txt" <"$out/torch_${m}.json"
+    fi
+  done
   note "reduce kernel vs cudaMemcpy (benchmarks/cuda_reduce_bench)"
   "$build/benchmarks/cuda_reduce_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
       --benchmark_out="$out/cuda_reduce_bench.json" --benchmark_out_format=json >"$out/cuda_reduce_bench.txt" 2>&1 || status=1
   grep -E "ReduceKernelOverMemcpy.*(mean|median)" "$out/cuda_reduce_bench.txt" | tee -a "$logs/summary.txt"
   # Last: the longest runs.
-  for np in 2 4 8; do
+  for np in ${CCLAB_GPU_RING_NPS-2 4 8}; do  # CCLAB_GPU_RING_NPS="" skips them
     # Several processes share GPU 0: HBM is the link. Up to 1 GiB (8 processes x 2 buffers fit in 80 GB).
     note "cclab CUDA ring, $np processes on one GPU, 8 B - ${CCLAB_GPU_RING_MAX:-1G}"
     CUDA_VISIBLE_DEVICES=0 "${mpirun[@]}" -x CUDA_VISIBLE_DEVICES -np "$np" "$ccbench" all --backend cclab --device cuda -b 8 -e "${CCLAB_GPU_RING_MAX:-1G}" -f 4 -w 5 -n 20 \
