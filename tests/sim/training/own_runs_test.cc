@@ -1,0 +1,116 @@
+// The step timeline against our own measured runs: eager PyTorch's GPT-2 training step on one H100
+// (scripts/torch_step.py on the device machine, 2026-11-26; tests/data/training/own/, raw outputs
+// in results/measured/gpu-1x-nvidia-h100/). Eleven model x micro-batch points, each predicted with
+// the dgx-h100 preset and --execution eager, no per-row constant. One constant was fitted on them:
+// the H100 description's eager_dispatch_us, on the GPT-2 micro-batch 1 row alone (the step there is
+// the CPU's dispatch; docs/training.md, "Eager PyTorch on one H100"); the other ten are held out.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "results/error_summary.h"
+#include "results/results.h"
+#include "sim/training/estimate.h"
+
+namespace cclab::sim {
+namespace {
+
+struct Row {
+  std::string model;
+  int microBatch = 0;
+  double measuredStep = 0, predictedStep = 0;      // seconds
+  double measuredMemory = 0, predictedMemory = 0;  // bytes
+  bool fit = false;
+  double stepError() const { return predictedStep / measuredStep - 1; }
+  double memoryError() const { return predictedMemory / measuredMemory - 1; }
+};
+
+std::vector<Row> predictOwnRuns() {
+  std::ifstream in(std::string(CCLAB_TEST_DATA) + "/training/own/torch_step_h100.jsonl");
+  std::vector<Row> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const results::Json j = results::Json::parse(line);
+    Row r;
+    r.model = j.at("model").get<std::string>();
+    r.microBatch = j.at("micro_batch").get<int>();
+    r.measuredStep = j.at("step_ms_median").get<double>() / 1e3;
+    r.measuredMemory = j.at("peak_allocated_gib").get<double>() * (1 << 30);
+    r.fit = r.model == "gpt2" && r.microBatch == 1;
+    const ModelCard model = loadModel(r.model);
+    TrainConfig c;
+    c.gpus = 1;
+    c.seq = j.at("seq").get<int>();
+    c.microBatch = c.globalBatch = r.microBatch;
+    c.precision = Precision::Mixed;
+    c.optimizer = Optimizer::Adam;  // torch.optim.AdamW: Adam's states and traffic
+    c.execution = Execution::Eager;
+    c.flashAttention = true;  // scaled_dot_product_attention picks the flash kernel
+    const Cluster job = jobCluster(loadCluster("dgx-h100"), c.gpus);
+    resolve(c, model, job);
+    TrainingPricer pricer(job);
+    const TrainingEstimate e = estimateTraining(model, c, pricer);
+    r.predictedStep = e.step.total;
+    // torch.cuda.max_memory_allocated counts PyTorch's tensors, not the CUDA context or the
+    // workspaces the framework allowance stands for: compared without that allowance.
+    r.predictedMemory = e.memory.total - e.memory.frameworkBytes;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+TEST(OwnRuns, EagerPyTorchOnOneH100) {
+  const std::vector<Row> rows = predictOwnRuns();
+  ASSERT_EQ(rows.size(), 11u);
+  std::vector<double> heldOut, memory;
+  std::printf("| model | micro-batch | measured step ms | predicted ms | error | measured peak GiB | predicted GiB | error |\n");
+  for (const Row& r : rows) {
+    std::printf("| %s | %d%s | %.1f | %.1f | %+.1f%% | %.2f | %.2f | %+.1f%% |\n", r.model.c_str(), r.microBatch, r.fit ? " (fit)" : "",
+                r.measuredStep * 1e3, r.predictedStep * 1e3, 100 * r.stepError(), r.measuredMemory / (1 << 30),
+                r.predictedMemory / (1 << 30), 100 * r.memoryError());
+    if (!r.fit) heldOut.push_back(std::abs(100 * r.stepError()));
+    memory.push_back(std::abs(100 * r.memoryError()));
+    if (r.fit) {
+      EXPECT_NEAR(r.stepError(), 0.0, 0.02) << "the row eager_dispatch_us was fitted on";
+    }
+  }
+  const double worst = *std::max_element(heldOut.begin(), heldOut.end());
+  std::printf("held out: %zu rows, step median |error| %.1f%%, max %.1f%%; peak memory median %.1f%%, max %.1f%%\n",
+              heldOut.size(), results::median(heldOut), worst, results::median(memory),
+              *std::max_element(memory.begin(), memory.end()));
+  // Issue 14's targets: step median 8% (met), max 15% (not met: GPT-2 124M at micro-batch 8 and
+  // 16, GPU-bound, come out 22-28% fast; docs/training.md), peak memory median 5% (met). The max
+  // bound is today's, so the model cannot silently get worse.
+  EXPECT_LE(results::median(heldOut), 8.0);
+  EXPECT_LE(worst, 30.0);
+  EXPECT_LE(results::median(memory), 5.0);
+}
+
+// Without the fitted dispatch cost (the description's earlier estimate, 8 us an operator), the
+// small, CPU-bound steps come out far too fast: the check can fail.
+TEST(OwnRuns, TheCpuBoundStepNeedsTheDispatchCost) {
+  const ModelCard model = loadModel("gpt2");
+  TrainConfig c;
+  c.gpus = 1;
+  c.seq = 1024;
+  c.microBatch = c.globalBatch = 1;
+  c.execution = Execution::Eager;
+  Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
+  resolve(c, model, job);
+  TrainingPricer fitted(job);
+  const double withFit = estimateTraining(model, c, fitted).step.total;
+  job.gpu.step.eagerDispatchUs = 8;
+  TrainingPricer estimated(job);
+  const double withEstimate = estimateTraining(model, c, estimated).step.total;
+  EXPECT_NEAR(withFit, 0.0215, 0.0215 * 0.02);  // measured: 21.5 ms
+  EXPECT_LT(withEstimate, 0.0215 * 0.5);
+}
+
+}  // namespace
+}  // namespace cclab::sim
