@@ -8,11 +8,12 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 folder=${1:?usage: $0 <records-folder> [cluster.json]}
 cluster=${2:-}
+ccsim=${CCSIM:-build/bin/ccsim}  # another build: CCSIM=build-dev/bin/ccsim
 printf '%-28s %10s %10s %8s %8s %8s %8s\n' record measured_s predicted_s error bubble predicted theory
 for record in "$folder"/*_gemm.json "$folder"/*_sleep.json; do
   plan=$(mktemp)
   python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['settings']))" "$record" > "$plan"
-  build/bin/ccsim train --plan "$plan" ${cluster:+--cluster "$cluster"} --json > "$plan.out"
+  "$ccsim" train --plan "$plan" ${cluster:+--cluster "$cluster"} --json > "$plan.out"
   python3 - "$record" "$plan.out" <<'PY'
 import json, statistics, sys
 record = sys.argv[1]
