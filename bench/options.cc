@@ -97,6 +97,11 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
                  fmt::format("how cclab's algorithms on the CPU reach the other ranks: {} (shm: the processes of one host, "
                              "through a shared memory segment)", fmt::join(kTransports, " or ")))
       ->capture_default_str();
+  std::string singleCopy;
+  app.add_option("--shm-single-copy", singleCopy,
+                 fmt::format("--transport shm: messages this large and up are read straight out of the sender's memory "
+                             "(one copy, process_vm_readv) instead of through the slots; 0: never (default {})",
+                             describeBytes(kDefaultShmSingleCopyBytes)));
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
                                                describeBytes(kDefaultCudaChunkBytes)));
   app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();
@@ -144,6 +149,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   o.sweep = sweep.parse();
   // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
   // chunks by default there.
+  if (app.count("--shm-single-copy") > 0) {
+    if (o.transport != "shm") throw InputError("--shm-single-copy: only with --transport shm");
+    o.shmSingleCopyBytes = parseSize(singleCopy, "--shm-single-copy");
+  }
   o.chunkBytes = app.count("--chunk") > 0 ? parseSize(chunk, "--chunk") : o.device == "cuda" ? kDefaultCudaChunkBytes : kDefaultChunkBytes;
   requireAtLeast(o.iters, 1, "-n");
   requireAtLeast(o.aggIters, 1, "-m");

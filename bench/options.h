@@ -27,6 +27,10 @@ inline constexpr std::array<std::string_view, 2> kTransports = {"mpi", "shm"};
 // chunk costs a stream synchronisation and a control message round trip.
 inline constexpr std::size_t kDefaultChunkBytes = Context::kDefaultChunkBytes;
 inline constexpr std::size_t kDefaultCudaChunkBytes = std::size_t{4} << 20;
+// --transport shm: messages this large and up are read straight out of the sender's memory (one
+// copy) instead of passing through the slots (two). Measured on this machine (docs/performance.md,
+// "The shared-memory transport").
+inline constexpr std::size_t kDefaultShmSingleCopyBytes = std::size_t{256} << 10;
 
 // How per-rank times are combined into the one reported (-a, as in nccl-tests).
 enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
@@ -39,6 +43,7 @@ struct Options {
   int ranksPerNode = 0;       // for the hierarchical algorithms; 0: the processes sharing a host
   std::string device = "cpu";
   std::string transport = "mpi";  // --backend cclab on the CPU: kTransports
+  std::size_t shmSingleCopyBytes = kDefaultShmSingleCopyBytes;  // --shm-single-copy; 0: never
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
   int aggIters = 1;  // -m: collectives per timed iteration (their mean is reported)

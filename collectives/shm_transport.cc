@@ -1,7 +1,10 @@
 #include "collectives/shm_transport.h"
 
 #include <sched.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -18,8 +21,35 @@ std::size_t ShmTransport::regionBytes(int ranks) {
   return static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks) * kChannelBytes;
 }
 
-ShmTransport::ShmTransport(void* region, int rank, int size)
-    : region_(static_cast<char*>(region)), rank_(rank), size_(size), sends_(static_cast<std::size_t>(size)),
+namespace {
+
+// A fused single-copy receive reads the peer's bytes in pieces this large (a multiple of every
+// element size) and reduces each while it is in cache.
+constexpr std::size_t kReducePiece = 64 * 1024;
+
+// Reads `bytes` from `address` in process `pid` into `to`; false (errno set) when the kernel refuses.
+bool readFrom(pid_t pid, std::uint64_t address, char* to, std::size_t bytes) {
+  while (bytes > 0) {
+    iovec local{to, bytes};
+    iovec remote{reinterpret_cast<void*>(address), bytes};
+    const ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    to += got, address += static_cast<std::uint64_t>(got), bytes -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ShmTransport::canRead(pid_t pid, const void* address, std::size_t bytes) {
+  std::vector<char> into(bytes);
+  return readFrom(pid, reinterpret_cast<std::uint64_t>(address), into.data(), bytes);
+}
+
+ShmTransport::ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes)
+    : region_(static_cast<char*>(region)), rank_(rank), size_(size), singleCopyBytes_(singleCopyBytes), pid_(getpid()),
+      singleCopySent_(static_cast<std::size_t>(size), 0), sends_(static_cast<std::size_t>(size)),
       receives_(static_cast<std::size_t>(size)) {
   if (size < 1 || size > kMaxRanks) throw std::invalid_argument("ShmTransport: " + std::to_string(size) + " ranks (1 to 64)");
   if (rank < 0 || rank >= size) throw std::invalid_argument("ShmTransport: rank " + std::to_string(rank) + " of " + std::to_string(size));
@@ -77,6 +107,23 @@ Request ShmTransport::irecvReduce(void* dst, const void* local, std::size_t coun
 bool ShmTransport::pushFragments(Pending& send) {
   Channel& c = channel(rank_, send.peer);
   std::uint64_t head = c.head.value.load(std::memory_order_relaxed);  // only this rank writes it
+  if (singleCopyBytes_ > 0 && send.bytes >= singleCopyBytes_) {
+    // A large message: one slot carries where it is; done when the receiver has read it.
+    if (!send.started) {
+      if (head - c.tail.value.load(std::memory_order_acquire) >= kSlots) return false;
+      char* s = slot(c, head);
+      const Descriptor d{pid_, reinterpret_cast<std::uint64_t>(send.buf), send.bytes};
+      const SlotHeader header{static_cast<std::uint32_t>(sizeof(d)), kLast | kSingleCopy};
+      std::memcpy(s + sizeof(SlotHeader), &d, sizeof(d));
+      std::memcpy(s, &header, sizeof(header));
+      c.head.value.store(++head, std::memory_order_release);
+      send.started = true;
+      send.ackTarget = ++singleCopySent_[static_cast<std::size_t>(send.peer)];
+    }
+    if (c.acked.value.load(std::memory_order_acquire) < send.ackTarget) return false;
+    send.moved = send.bytes;
+    return true;
+  }
   while (!send.started || send.moved < send.bytes) {
     if (head - c.tail.value.load(std::memory_order_acquire) >= kSlots) return false;  // full: the receiver must read
     const std::size_t n = std::min(kSlotPayload, send.bytes - send.moved);
@@ -84,7 +131,7 @@ bool ShmTransport::pushFragments(Pending& send) {
     if (n > 0) std::memcpy(s + sizeof(SlotHeader), send.buf + send.moved, n);  // an empty message may have no buffer
     send.moved += n;
     send.started = true;
-    const SlotHeader header{static_cast<std::uint32_t>(n), send.moved == send.bytes ? 1u : 0u};
+    const SlotHeader header{static_cast<std::uint32_t>(n), send.moved == send.bytes ? kLast : 0u};
     std::memcpy(s, &header, sizeof(header));
     c.head.value.store(++head, std::memory_order_release);
   }
@@ -101,7 +148,21 @@ bool ShmTransport::popFragments(Pending& receive) {
     const char* s = slot(c, tail);
     SlotHeader header;
     std::memcpy(&header, s, sizeof(header));
-    if (receive.moved + header.bytes > receive.bytes || (header.last != 0) != (receive.moved + header.bytes == receive.bytes)) {
+    if ((header.flags & kSingleCopy) != 0) {
+      Descriptor d;
+      std::memcpy(&d, s + sizeof(SlotHeader), sizeof(d));
+      if (receive.moved != 0 || d.bytes != receive.bytes) {
+        throw std::logic_error("ShmTransport: rank " + std::to_string(receive.peer) + " sent " + std::to_string(d.bytes) +
+                               " bytes where rank " + std::to_string(rank_) + " posted " + std::to_string(receive.bytes));
+      }
+      readSingleCopy(receive, d);
+      c.tail.value.store(++tail, std::memory_order_release);
+      // Only this rank raises the channel's acked: the sender may now reuse its buffer.
+      c.acked.value.store(c.acked.value.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+      return true;
+    }
+    const bool last = (header.flags & kLast) != 0;
+    if (receive.moved + header.bytes > receive.bytes || last != (receive.moved + header.bytes == receive.bytes)) {
       throw std::logic_error("ShmTransport: rank " + std::to_string(receive.peer) + " sent a message that does not match the " +
                              std::to_string(receive.bytes) + " bytes rank " + std::to_string(rank_) + " posted");
     }
@@ -117,8 +178,29 @@ bool ShmTransport::popFragments(Pending& receive) {
     }
     receive.moved += header.bytes;
     c.tail.value.store(++tail, std::memory_order_release);
-    if (header.last != 0) return true;
+    if (last) return true;
   }
+}
+
+void ShmTransport::readSingleCopy(Pending& receive, const Descriptor& from) {
+  const auto pid = static_cast<pid_t>(from.pid);
+  auto failed = [&] {
+    throw std::runtime_error("ShmTransport: reading rank " + std::to_string(receive.peer) + "'s buffer with process_vm_readv failed (" +
+                             std::strerror(errno) + "): the single-copy path needs cross-process memory access");
+  };
+  if (receive.local == nullptr) {
+    if (!readFrom(pid, from.address, receive.buf, receive.bytes)) failed();
+  } else {
+    scratch_.resize(kReducePiece);
+    const std::size_t element = sizeOf(receive.dtype);
+    for (std::size_t done = 0; done < receive.bytes;) {
+      const std::size_t n = std::min(kReducePiece, receive.bytes - done);
+      if (!readFrom(pid, from.address + done, scratch_.data(), n)) failed();
+      reduceHost(receive.buf + done, receive.local + done, scratch_.data(), n / element, receive.dtype, receive.op);
+      done += n;
+    }
+  }
+  receive.moved = receive.bytes;
 }
 
 bool ShmTransport::progress() {

@@ -14,9 +14,18 @@
 // cannot deadlock once their receives are posted. A wait that finds nothing to do yields the core
 // (ranks may outnumber cores).
 //
+// Large messages (singleCopyBytes and up) take one copy instead of two, as Open MPI's vader does
+// with CMA: the sender puts a descriptor of its buffer (pid, address, bytes) in a slot, the
+// receiver reads the bytes straight out of the sender's memory with process_vm_readv (a fused
+// receive reduces them in cache-sized pieces as they arrive), then raises the channel's `acked`
+// counter; the send completes when it sees that. It needs cross-process memory access (same user,
+// ptrace permitted): canReadPeers() says whether it works between the processes at hand.
+//
 // The region comes from the caller: a POSIX shared memory segment mapped in every process
 // (mpi/shm_segment.h), or one heap block shared by threads (the tests). It must be regionBytes(n)
 // long and zeroed before any rank uses it.
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstddef>
@@ -39,7 +48,8 @@ class ShmTransport final : public Transport {
   // The bytes of the region `ranks` ranks share.
   static std::size_t regionBytes(int ranks);
 
-  ShmTransport(void* region, int rank, int size);
+  // singleCopyBytes 0: every message through the slots.
+  ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes = 0);
   ShmTransport(const ShmTransport&) = delete;
   ShmTransport& operator=(const ShmTransport&) = delete;
 
@@ -57,6 +67,10 @@ class ShmTransport final : public Transport {
   bool progress();
   bool done(Request request) const { return finished_.contains(request.id); }
 
+  // Whether this process can read `bytes` at `address` in process `pid` (what the single-copy
+  // path does): false when the kernel refuses (another user, ptrace restrictions, no CMA).
+  static bool canRead(pid_t pid, const void* address, std::size_t bytes);
+
  private:
   struct alignas(64) Counter {
     std::atomic<std::uint64_t> value{0};
@@ -64,10 +78,17 @@ class ShmTransport final : public Transport {
   struct Channel {
     Counter head;  // fragments written by the sender
     Counter tail;  // fragments read by the receiver
+    Counter acked;  // single-copy messages the receiver has read out of the sender's memory
   };
   struct SlotHeader {
     std::uint32_t bytes;  // payload bytes in this fragment
-    std::uint32_t last;   // 1 on a message's last fragment
+    std::uint32_t flags;  // kLast on a message's last fragment; kSingleCopy: the payload is a Descriptor
+  };
+  static constexpr std::uint32_t kLast = 1, kSingleCopy = 2;
+  struct Descriptor {
+    std::int64_t pid;
+    std::uint64_t address;
+    std::uint64_t bytes;
   };
   static constexpr std::size_t kSlotBytes = sizeof(SlotHeader) + kSlotPayload;
   static constexpr std::size_t kChannelBytes = sizeof(Channel) + kSlots * kSlotBytes;
@@ -79,6 +100,7 @@ class ShmTransport final : public Transport {
     std::size_t bytes = 0;
     std::size_t moved = 0;    // bytes copied so far
     bool started = false;     // at least one fragment went (a message of 0 bytes is one fragment)
+    std::uint64_t ackTarget = 0;  // single-copy sends: complete once the channel's acked reaches it
     // Fused receives (irecvReduce): buf = local (op) the peer's bytes.
     const char* local = nullptr;
     DataType dtype = DataType::Float;
@@ -90,10 +112,15 @@ class ShmTransport final : public Transport {
   char* slot(Channel& channel, std::uint64_t index) const;
   bool pushFragments(Pending& send);  // true when the send's last fragment is in a slot
   bool popFragments(Pending& receive);
+  void readSingleCopy(Pending& receive, const Descriptor& from);
 
   char* region_;
   int rank_;
   int size_;
+  std::size_t singleCopyBytes_;
+  pid_t pid_;
+  std::vector<std::uint64_t> singleCopySent_;  // per peer: single-copy messages sent
+  std::vector<char> scratch_;                  // a fused single-copy receive's pieces
   std::uint64_t nextId_ = 1;
   std::unordered_map<std::uint64_t, Pending> pending_;
   std::unordered_set<std::uint64_t> finished_;  // complete, not yet waited on

@@ -200,6 +200,8 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce --backend cclab --algo auto --cluster no-such-cluster", "unknown cluster preset 'no-such-cluster'"},
       {"all_reduce --backend cclab --transport ib", "unknown transport 'ib'"},
       {"all_reduce --transport shm", "--transport shm: it carries cclab's algorithms on the CPU"},
+      {"all_reduce --backend cclab --shm-single-copy 1K", "--shm-single-copy: only with --transport shm"},
+      {"all_reduce --backend cclab --transport shm --shm-single-copy lots", "--shm-single-copy 'lots' is not a size"},
       {"", "missing the collective"},
   };
   for (const auto& [args, message] : cases) {

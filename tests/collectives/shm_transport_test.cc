@@ -14,6 +14,7 @@
 #include <memory>
 #include <numeric>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "collectives/algorithms/algorithms.h"
@@ -31,15 +32,16 @@ struct Region {
   std::unique_ptr<void, decltype(&std::free)> data;
 };
 
-// Runs fn(transport) on n threads, one per rank; returns the first failure, if any.
-std::string onRanks(int n, const std::function<void(ShmTransport&)>& fn) {
+// Runs fn(transport) on n threads, one per rank; returns the first failure, if any. Messages of
+// singleCopyBytes and more (0: none) take the single-copy path (process_vm_readv of this process).
+std::string onRanks(int n, const std::function<void(ShmTransport&)>& fn, std::size_t singleCopyBytes = 0) {
   Region region(n);
   std::vector<std::thread> threads;
   std::vector<std::string> errors(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       try {
-        ShmTransport transport(region.data.get(), r, n);
+        ShmTransport transport(region.data.get(), r, n, singleCopyBytes);
         fn(transport);
       } catch (const std::exception& e) {
         errors[static_cast<std::size_t>(r)] = e.what();
@@ -61,9 +63,11 @@ std::vector<char> pattern(std::size_t bytes, int seed) {
 
 // Messages of 0 bytes, of one slot, of many slots (the channel wraps around many times), more
 // queued than there are slots, in both directions at once: every byte arrives, in posting order.
+// With a single-copy threshold of one slot, the large ones go as descriptors between slot messages.
 TEST(ShmTransport, MessagesArriveWholeAndInOrder) {
   const std::vector<std::size_t> sizes{0, 1, ShmTransport::kSlotPayload, ShmTransport::kSlotPayload + 1,
                                        ShmTransport::kSlots * ShmTransport::kSlotPayload * 3 + 17, 5, 0, 4096};
+  for (std::size_t singleCopy : {std::size_t{0}, ShmTransport::kSlotPayload}) {
   const std::string error = onRanks(2, [&](ShmTransport& t) {
     const int peer = 1 - t.rank();
     std::vector<std::vector<char>> out, in;
@@ -80,8 +84,9 @@ TEST(ShmTransport, MessagesArriveWholeAndInOrder) {
     for (std::size_t k = 0; k < sizes.size(); ++k) {
       if (in[k] != pattern(sizes[k], peer * 100 + static_cast<int>(k))) throw std::runtime_error("message " + std::to_string(k) + " differs");
     }
-  });
-  EXPECT_EQ(error, "");
+  }, singleCopy);
+  EXPECT_EQ(error, "") << "single copy from " << singleCopy << " bytes";
+  }
 }
 
 TEST(ShmTransport, MismatchedSizesAreCaught) {
@@ -94,6 +99,22 @@ TEST(ShmTransport, MismatchedSizesAreCaught) {
     }
   });
   EXPECT_NE(error.find("does not match the 32 bytes"), std::string::npos) << error;
+  const std::string single = onRanks(2, [](ShmTransport& t) {
+    static std::vector<char> buf(64);
+    if (t.rank() == 0) {
+      t.isend(buf.data(), 64, 1);  // not waited on: no acknowledgement comes from a receive that failed
+    } else {
+      t.wait(t.irecv(buf.data(), 32, 0));
+    }
+  }, 16);
+  EXPECT_NE(single.find("sent 64 bytes where rank 1 posted 32"), std::string::npos) << single;
+}
+
+// The probe ccbench runs before it turns the single-copy path on can say no.
+TEST(ShmTransport, TheSingleCopyProbeCanFail) {
+  const int word = 42;
+  EXPECT_TRUE(ShmTransport::canRead(getpid(), &word, sizeof(word)));
+  EXPECT_FALSE(ShmTransport::canRead(getpid(), nullptr, sizeof(word)));  // nothing mapped there
 }
 
 TEST(ShmTransport, WaitingTwiceOrOnNothingIsAnError) {
@@ -110,8 +131,10 @@ TEST(ShmTransport, WaitingTwiceOrOnNothingIsAnError) {
 
 // Every algorithm of the registry over the shared-memory transport, exact (the verifier ccbench
 // uses), at 1-5 ranks, float sum and int32 max (or no op), in and out of place, counts that do not
-// divide, chunks of 64 bytes and of a whole megabyte.
+// divide, chunks of 64 bytes and of a whole megabyte; through the slots only, and with messages of
+// 1 KiB and more read straight from the sender (fused receive-reduce included).
 TEST(ShmTransport, EveryAlgorithmIsExactOverIt) {
+  for (std::size_t singleCopy : {std::size_t{0}, std::size_t{1024}})
   for (const Algorithm& algo : allAlgorithms()) {
     for (int n = 1; n <= 5; ++n) {
       for (DataType dtype : {DataType::Float, DataType::Int32}) {
@@ -139,10 +162,11 @@ TEST(ShmTransport, EveryAlgorithmIsExactOverIt) {
               verifier.fillInput(const_cast<void*>(args.send), 1);
               comm.run(algo.collective, args);
               wrong += verifier.countWrong(args.recv, 1);
-            });
-            ASSERT_EQ(error, "") << algo.name << " " << name(algo.collective) << " np" << n << " count " << count;
+            }, singleCopy);
+            ASSERT_EQ(error, "") << algo.name << " " << name(algo.collective) << " np" << n << " count " << count << " single copy "
+                                 << singleCopy;
             ASSERT_EQ(wrong.load(), 0) << algo.name << " " << name(algo.collective) << " np" << n << " count " << count
-                                       << (inPlace ? " in place" : "");
+                                       << (inPlace ? " in place" : "") << " single copy " << singleCopy;
           }
         }
       }
