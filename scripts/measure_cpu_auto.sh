@@ -5,13 +5,16 @@
 #   results/measured/<machine>/auto/<collective>_np<ranks>_run<k>.{json,txt}
 #
 # Usage: scripts/measure_cpu_auto.sh <machine-name> [runs] [max-size]   (after scripts/test.sh built
-# it; CCBENCH=<path> runs another build's ccbench)
+# it; CCBENCH=<path> runs another build's ccbench; TRANSPORT=shm runs cclab through the shared
+# memory transport, into results/measured/<machine>/auto-shm/)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [runs] [max-size]}
 runs=${2:-5}
 max=${3:-256M}
+transport=${TRANSPORT:-mpi}
 out="results/measured/$machine/auto"
+[ "$transport" = mpi ] || out="$out-$transport"
 mkdir -p "$out"
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 for run in $(seq 1 "$runs"); do
@@ -19,7 +22,7 @@ for run in $(seq 1 "$runs"); do
     for collective in all_reduce all_gather reduce_scatter broadcast alltoall; do
       echo "== run $run, $collective, $ranks ranks"
       mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
-        "${CCBENCH:-build/bin/ccbench}" "$collective" -b 8 -e "$max" -f 2 --backend mpi,cclab --algo auto \
+        "${CCBENCH:-build/bin/ccbench}" "$collective" -b 8 -e "$max" -f 2 --backend mpi,cclab --algo auto --transport "$transport" \
         -J "$out/${collective}_np${ranks}_run$run.json" > "$out/${collective}_np${ranks}_run$run.txt"
     done
   done

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The table docs/performance.md shows for issue 17's comparison, from scripts/measure_cpu_auto.sh's
+outputs: per collective and rank count, cclab's out-of-place algbw over the MPI library's in the same
+launch (ccbench's side-by-side lines), its median over the launches per size, then how many sizes
+are at or above 1.0x, the smallest (with the algorithm auto picked there) and the median over
+32-256 MiB.
+
+Usage: scripts/auto_table.py results/measured/<machine>/auto[-shm]
+"""
+import collections
+import glob
+import os
+import re
+import statistics
+import sys
+
+SIDE = re.compile(r"#\s+(\d+)\s+\S+\s+\S+\s+-?\d+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
+
+
+def describe(size):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            value = size / (1 << shift)
+            return f"{value:g} {unit}"
+    return f"{size} B"
+
+
+def picks(text):
+    """size -> the algorithm auto ran (the first results block's out-of-place rows)."""
+    chosen = {}
+    line = re.search(r"# auto picked \(out-of-place/in-place\): (.*)", text)
+    if not line:
+        return chosen
+    for part in line.group(1).split(","):  # "8 B-2 KiB rd/rd"
+        m = re.match(r"\s*([\d.]+ \w+)(?:-([\d.]+ \w+))? (\w+)/", part)
+        if m:
+            chosen[(m.group(1), m.group(2) or m.group(1))] = m.group(3)
+    return chosen
+
+
+def to_bytes(text):
+    value, unit = text.split()
+    return int(float(value) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit])
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print("usage: scripts/auto_table.py <folder of measure_cpu_auto.sh outputs>", file=sys.stderr)
+        sys.exit(2)
+    ratios = collections.defaultdict(lambda: collections.defaultdict(list))
+    algorithm = collections.defaultdict(dict)
+    runs = collections.defaultdict(set)
+    for path in sorted(glob.glob(os.path.join(sys.argv[1], "*_np*_run*.txt"))):
+        m = re.match(r"(\w+?)_np(\d+)_run(\d+)\.txt", os.path.basename(path))
+        if not m:
+            continue
+        key = (m.group(1), int(m.group(2)))
+        text = open(path).read()
+        if "Side by side" not in text:
+            continue  # a launch that did not finish
+        runs[key].add(m.group(3))
+        for line in text.split("Side by side", 1)[1].splitlines():
+            s = SIDE.match(line)
+            if s and int(s.group(1)) > 0 and float(s.group(2)) > 0:  # rows of 0 bytes compare nothing
+                ratios[key][int(s.group(1))].append(float(s.group(4)))
+        for (low, high), algo in picks(text).items():
+            for size in ratios[key]:
+                if to_bytes(low) <= size <= to_bytes(high):
+                    algorithm[key][size] = algo
+    order = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall"]
+    print("| collective | N | runs | sizes | sizes ≥ 1.0× | min (size, algorithm) | median 32–256 MiB |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for key in sorted(ratios, key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1])):
+        per_size = {size: statistics.median(v) for size, v in ratios[key].items()}
+        worst = min(per_size, key=per_size.get)
+        large = [r for size, r in per_size.items() if 32 << 20 <= size <= 256 << 20]
+        print(f"| {key[0]} | {key[1]} | {len(runs[key])} | {len(per_size)} | {sum(r >= 1.0 for r in per_size.values())} | "
+              f"{per_size[worst]:.2f} ({describe(worst)}, {algorithm[key].get(worst, '?')}) | "
+              f"{statistics.median(large):.2f} |" if large else "— |")
+
+
+if __name__ == "__main__":
+    main()
