@@ -70,6 +70,25 @@ class HostAlgorithmBackend final : public Backend {
   AlgorithmCommunicator communicator_;
 };
 
+// The shared-memory transport's single-copy threshold every rank can use: it reads the other
+// processes' memory, so every rank tries that once on its neighbour's, and one refusal anywhere
+// (another user, ptrace restrictions) turns it off everywhere (0), with a note.
+std::size_t agreedSingleCopyBytes(std::size_t wanted, int rank, int ranks) {
+  if (wanted == 0) return 0;
+  static const std::uint64_t probe = 0x636c6162;
+  const std::uint64_t mine[2] = {static_cast<std::uint64_t>(getpid()), reinterpret_cast<std::uint64_t>(&probe)};
+  std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(ranks));
+  MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, MPI_COMM_WORLD);
+  const auto next = 2 * static_cast<std::size_t>((rank + 1) % ranks);
+  int readable = ShmTransport::canRead(static_cast<pid_t>(all[next]), reinterpret_cast<const void*>(all[next + 1]), sizeof(probe)) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (readable != 0) return wanted;
+  if (rank == 0) {
+    std::fputs("# --transport shm: this host refuses reads of another process's memory (process_vm_readv); every message goes through the slots\n", stderr);
+  }
+  return 0;
+}
+
 std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& options) {
   CclabAlgorithms algorithms = cclabAlgorithms(options, localInfo().cpuModel, false);
   if (options.transport != "shm") {
@@ -86,22 +105,7 @@ std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& options) {
   if (ranks > ShmTransport::kMaxRanks) {
     throw InputError(fmt::format("--transport shm: {} ranks, at most {}", ranks, ShmTransport::kMaxRanks));
   }
-  // The single-copy path reads the other processes' memory: every rank tries it once on its
-  // neighbour's, and one refusal anywhere (another user, ptrace restrictions) turns it off everywhere.
-  std::size_t singleCopy = options.shmSingleCopyBytes;
-  if (singleCopy > 0) {
-    static const std::uint64_t probe = 0x636c6162;
-    const std::uint64_t mine[2] = {static_cast<std::uint64_t>(getpid()), reinterpret_cast<std::uint64_t>(&probe)};
-    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(ranks));
-    MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, MPI_COMM_WORLD);
-    const auto next = static_cast<std::size_t>((rank + 1) % ranks);
-    int readable = ShmTransport::canRead(static_cast<pid_t>(all[2 * next]), reinterpret_cast<const void*>(all[2 * next + 1]), sizeof(probe)) ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (readable == 0) {
-      if (rank == 0) std::fputs("# --transport shm: this host refuses reads of another process's memory (process_vm_readv); every message goes through the slots\n", stderr);
-      singleCopy = 0;
-    }
-  }
+  const std::size_t singleCopy = agreedSingleCopyBytes(options.shmSingleCopyBytes, rank, ranks);
   auto segment = std::make_unique<ShmSegment>(MPI_COMM_WORLD, ShmTransport::regionBytes(ranks));
   auto transport = std::make_unique<ShmTransport>(segment->data(), rank, ranks, singleCopy);
   return std::make_unique<HostAlgorithmBackend>(

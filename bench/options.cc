@@ -147,12 +147,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
     throw InputError(fmt::format("--transport {}: it carries cclab's algorithms on the CPU: use --backend cclab without --device cuda", o.transport));
   }
   o.sweep = sweep.parse();
-  // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
-  // chunks by default there.
   if (app.count("--shm-single-copy") > 0) {
     if (o.transport != "shm") throw InputError("--shm-single-copy: only with --transport shm");
     o.shmSingleCopyBytes = parseSize(singleCopy, "--shm-single-copy");
   }
+  // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
+  // chunks by default there.
   o.chunkBytes = app.count("--chunk") > 0 ? parseSize(chunk, "--chunk") : o.device == "cuda" ? kDefaultCudaChunkBytes : kDefaultChunkBytes;
   requireAtLeast(o.iters, 1, "-n");
   requireAtLeast(o.aggIters, 1, "-m");

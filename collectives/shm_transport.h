@@ -19,7 +19,7 @@
 // receiver reads the bytes straight out of the sender's memory with process_vm_readv (a fused
 // receive reduces them in cache-sized pieces as they arrive), then raises the channel's `acked`
 // counter; the send completes when it sees that. It needs cross-process memory access (same user,
-// ptrace permitted): canReadPeers() says whether it works between the processes at hand.
+// ptrace permitted): canRead() says whether it works between the processes at hand.
 //
 // The region comes from the caller: a POSIX shared memory segment mapped in every process
 // (mpi/shm_segment.h), or one heap block shared by threads (the tests). It must be regionBytes(n)
@@ -110,7 +110,8 @@ class ShmTransport final : public Transport {
 
   Channel& channel(int from, int to) const;
   char* slot(Channel& channel, std::uint64_t index) const;
-  bool pushFragments(Pending& send);  // true when the send's last fragment is in a slot
+  // True when the send is complete: its last fragment is in a slot, or (single copy) the receiver has read it.
+  bool pushFragments(Pending& send);
   bool popFragments(Pending& receive);
   void readSingleCopy(Pending& receive, const Descriptor& from);
 

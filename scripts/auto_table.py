@@ -74,9 +74,9 @@ def main():
         per_size = {size: statistics.median(v) for size, v in ratios[key].items()}
         worst = min(per_size, key=per_size.get)
         large = [r for size, r in per_size.items() if 32 << 20 <= size <= 256 << 20]
+        large_median = f"{statistics.median(large):.2f}" if large else "—"
         print(f"| {key[0]} | {key[1]} | {len(runs[key])} | {len(per_size)} | {sum(r >= 1.0 for r in per_size.values())} | "
-              f"{per_size[worst]:.2f} ({describe(worst)}, {algorithm[key].get(worst, '?')}) | "
-              f"{statistics.median(large):.2f} |" if large else "— |")
+              f"{per_size[worst]:.2f} ({describe(worst)}, {algorithm[key].get(worst, '?')}) | {large_median} |")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,21 @@ struct Row {
   double memoryError() const { return predictedMemory / measuredMemory - 1; }
 };
 
+// One GPU, eager PyTorch as scripts/torch_step.py runs it: bf16 autocast (mixed), AdamW (Adam's
+// states and traffic), scaled_dot_product_attention (the flash kernel); resolved on the job.
+TrainConfig eagerOnOneGpu(const ModelCard& model, int microBatch, int seq, const Cluster& job) {
+  TrainConfig c;
+  c.gpus = 1;
+  c.seq = seq;
+  c.microBatch = c.globalBatch = microBatch;
+  c.precision = Precision::Mixed;
+  c.optimizer = Optimizer::Adam;
+  c.execution = Execution::Eager;
+  c.flashAttention = true;
+  resolve(c, model, job);
+  return c;
+}
+
 std::vector<Row> predictOwnRuns() {
   std::ifstream in(std::string(CCLAB_TEST_DATA) + "/training/own/torch_step_h100.jsonl");
   std::vector<Row> rows;
@@ -44,16 +59,8 @@ std::vector<Row> predictOwnRuns() {
     r.measuredMemory = j.at("peak_allocated_gib").get<double>() * (1 << 30);
     r.fit = r.model == "gpt2" && r.microBatch == 1;
     const ModelCard model = loadModel(r.model);
-    TrainConfig c;
-    c.gpus = 1;
-    c.seq = j.at("seq").get<int>();
-    c.microBatch = c.globalBatch = r.microBatch;
-    c.precision = Precision::Mixed;
-    c.optimizer = Optimizer::Adam;  // torch.optim.AdamW: Adam's states and traffic
-    c.execution = Execution::Eager;
-    c.flashAttention = true;  // scaled_dot_product_attention picks the flash kernel
-    const Cluster job = jobCluster(loadCluster("dgx-h100"), c.gpus);
-    resolve(c, model, job);
+    const Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
+    const TrainConfig c = eagerOnOneGpu(model, r.microBatch, j.at("seq").get<int>(), job);
     TrainingPricer pricer(job);
     const TrainingEstimate e = estimateTraining(model, c, pricer);
     r.predictedStep = e.step.total;
@@ -96,13 +103,8 @@ TEST(OwnRuns, EagerPyTorchOnOneH100) {
 // small, CPU-bound steps come out far too fast: the check can fail.
 TEST(OwnRuns, TheCpuBoundStepNeedsTheDispatchCost) {
   const ModelCard model = loadModel("gpt2");
-  TrainConfig c;
-  c.gpus = 1;
-  c.seq = 1024;
-  c.microBatch = c.globalBatch = 1;
-  c.execution = Execution::Eager;
   Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
-  resolve(c, model, job);
+  const TrainConfig c = eagerOnOneGpu(model, 1, 1024, job);
   TrainingPricer fitted(job);
   const double withFit = estimateTraining(model, c, fitted).step.total;
   job.gpu.step.eagerDispatchUs = 8;
