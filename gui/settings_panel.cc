@@ -70,6 +70,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   offloadDevice_ = choices(sim::offloadDevices(), this);
   execution_ = choices(sim::executions(), this);
   prefetch_ = spin(0, 64, 1, this);
+  vocabMultiple_ = spin(1, 1 << 16, 1, this, tr("as the card"));
   flash_ = new QCheckBox(tr("flash attention"), this);
   flash_->setChecked(true);
   sequenceParallel_ = new QCheckBox(tr("sequence parallelism"), this);
@@ -96,7 +97,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
       {"zero", sharding_},       {"recompute", recompute_}, {"schedule", schedule_},   {"offload", offload_},
       {"offload-device", offloadDevice_}, {"flash-attention", flash_}, {"sequence-parallel", sequenceParallel_},
       {"overlap-grad-reduce", overlap_}, {"tokens", tokensB_}, {"framework-overhead", frameworkGiB_},
-      {"execution", execution_}, {"prefetch", prefetch_}};
+      {"execution", execution_}, {"prefetch", prefetch_}, {"vocab-multiple", vocabMultiple_}};
   const sim::TrainingSettings none;
   sim::forEachSetting(none, [&](std::string_view name, const auto&, std::string_view help, sim::SettingScope) {
     if (auto it = byFlag.find(std::string(name)); it != byFlag.end()) {
@@ -115,6 +116,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   whatForm->addRow(tr("&Model"), model_);
   whatForm->addRow(tr("C&luster"), cluster_);
   whatForm->addRow(tr("&GPUs"), gpus_);
+  whatForm->addRow(tr("Vocabulary padded to"), vocabMultiple_);
   auto [batch, batchForm] = group(tr("Batch and precision"));
   batchForm->addRow(tr("Global &batch"), globalBatch_);
   batchForm->addRow(tr("Micro-batc&h"), microBatch_);
@@ -149,7 +151,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   for (QComboBox* box : {model_, cluster_, precision_, optimizer_, sharding_, recompute_, schedule_, offload_, offloadDevice_, execution_}) {
     connect(box, &QComboBox::currentIndexChanged, this, notify);
   }
-  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_}) connect(box, &QSpinBox::valueChanged, this, notify);
+  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_, vocabMultiple_}) connect(box, &QSpinBox::valueChanged, this, notify);
   for (QDoubleSpinBox* box : {tokensB_, frameworkGiB_}) connect(box, &QDoubleSpinBox::valueChanged, this, notify);
   for (QCheckBox* box : {flash_, sequenceParallel_, overlap_}) connect(box, &QCheckBox::toggled, this, notify);
 
@@ -206,6 +208,7 @@ sim::TrainingSettings SettingsPanel::settings() const {
   s.overlap = overlap_->isChecked() ? "on" : "off";
   s.execution = execution_->currentData().toString().toStdString();
   s.prefetch = prefetch_->value() == 1 ? std::nullopt : std::optional<int>(prefetch_->value());  // 1: the default
+  s.vocabMultiple = vocabMultiple_->value() > 1 ? std::optional<int>(vocabMultiple_->value()) : std::nullopt;  // 1: no padding
   s.tokens = tokensB_->value() > 0 ? std::optional<double>(tokensB_->value() * 1e9) : std::nullopt;
   const double frameworkBytes = std::round(frameworkGiB_->value() * kGiB);
   s.framework = std::fmod(frameworkGiB_->value(), 1.0) == 0 ? QString::number(frameworkGiB_->value()).toStdString() + "G"
@@ -239,6 +242,7 @@ void SettingsPanel::setSettings(const sim::TrainingSettings& s) {
   overlap_->setChecked(s.overlap != "off");
   selectData(execution_, QString::fromStdString(s.execution.empty() ? "fused" : s.execution));
   prefetch_->setValue(s.prefetch.value_or(1));
+  vocabMultiple_->setValue(s.vocabMultiple.value_or(1));
   tokensB_->setValue(s.tokens.value_or(0) / 1e9);
   try {
     frameworkGiB_->setValue(static_cast<double>(parseSize(s.framework, "--framework-overhead")) / kGiB);

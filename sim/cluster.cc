@@ -76,6 +76,12 @@ GpuSpec readGpu(const JsonReader& in) {
   }
   gpu.flashAttentionEfficiency = fraction(in, "flash_attention_efficiency", 0.5);
   gpu.memoryEfficiency = fraction(in, "memory_efficiency", 0.8);
+  if (in.has("unaligned_gemm_slowdown")) {
+    gpu.unalignedGemmSlowdown = in.positive("unaligned_gemm_slowdown");
+    if (gpu.unalignedGemmSlowdown < 1 || gpu.unalignedGemmSlowdown > 100) {
+      in.fail("unaligned_gemm_slowdown", fmt::format("must be from 1 to 100 (got {})", gpu.unalignedGemmSlowdown));
+    }
+  }
   if (in.has("step")) {
     const JsonReader step = in.child("step");
     auto factor = [&](const char* field, double max) {

@@ -30,6 +30,11 @@ struct GpuSpec {
   std::vector<std::pair<double, double>> gemmEfficiency;  // (smallest dimension, fraction of peak)
   double flashAttentionEfficiency = 0.5;
   double memoryEfficiency = 0.8;
+  // How many times longer a 16-bit GEMM takes when a matrix's rows are not 16-byte aligned (a
+  // leading dimension not a multiple of 8 elements, e.g. GPT-2's 50,257-token vocabulary
+  // unpadded): cuBLAS's tensor-core kernels need 16-byte aligned rows and fall back to slower
+  // ones. 1: no penalty (not measured on this GPU).
+  double unalignedGemmSlowdown = 1;
   // The training step's timeline (timeline.h), each from the GPU description's "step" object, all
   // zero by default (the closed forms' ideal): how a collective running beside compute slows both
   // (NCCL's kernels take SMs and HBM bandwidth), the gap each kernel launch costs, what eager

@@ -170,28 +170,31 @@ class GpuPlatform final : public StepPlatform {
 
   char* messageBuffer() override { return hostMessage_.data(); }
 
-  // Column-major C (m x n) = A (m x k) B (k x n), in the step's precision (bf16 with fp32
-  // accumulation, as mixed precision runs; fp32 otherwise).
+  // Row-major C (m x n) = A (m x k) B (k x n), as PyTorch lays tensors out (each row contiguous,
+  // its length the leading dimension), so a GEMM meets the same alignment a framework's does: the
+  // logits' rows are vocabulary-long, 50,257 elements for GPT-2 unpadded. cuBLAS is column-major:
+  // it computes C^T = B^T A^T. In the step's precision (bf16 with fp32 accumulation, as mixed
+  // precision runs; fp32 otherwise).
   void gemm(int m, int n, int k) {
     const float alpha = 1, beta = 0;
     if (dtype_ == DataType::BFloat16) {
-      CCLAB_CUBLAS(cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_, CUDA_R_16BF, m, b_, CUDA_R_16BF, k, &beta, c_,
-                                CUDA_R_16BF, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      CCLAB_CUBLAS(cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b_, CUDA_R_16BF, n, a_, CUDA_R_16BF, k, &beta, c_,
+                                CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     } else {
-      CCLAB_CUBLAS(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, static_cast<const float*>(a_), m,
-                               static_cast<const float*>(b_), k, &beta, static_cast<float*>(c_), m));
+      CCLAB_CUBLAS(cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, static_cast<const float*>(b_), n,
+                               static_cast<const float*>(a_), k, &beta, static_cast<float*>(c_), n));
     }
   }
   void gemmBatched(int m, int n, int k, long long strideA, long long strideB, long long strideC, int count) {
     const float alpha = 1, beta = 0;
     if (dtype_ == DataType::BFloat16) {
-      CCLAB_CUBLAS(cublasGemmStridedBatchedEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a_, CUDA_R_16BF, m, strideA, b_,
-                                              CUDA_R_16BF, k, strideB, &beta, c_, CUDA_R_16BF, m, strideC, count,
+      CCLAB_CUBLAS(cublasGemmStridedBatchedEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b_, CUDA_R_16BF, n, strideB, a_,
+                                              CUDA_R_16BF, k, strideA, &beta, c_, CUDA_R_16BF, n, strideC, count,
                                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     } else {
-      CCLAB_CUBLAS(cublasSgemmStridedBatched(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, static_cast<const float*>(a_), m,
-                                             strideA, static_cast<const float*>(b_), k, strideB, &beta, static_cast<float*>(c_),
-                                             m, strideC, count));
+      CCLAB_CUBLAS(cublasSgemmStridedBatched(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, static_cast<const float*>(b_), n,
+                                             strideB, static_cast<const float*>(a_), k, strideA, &beta, static_cast<float*>(c_),
+                                             n, strideC, count));
     }
   }
   void messageToHost(std::size_t bytes) override {

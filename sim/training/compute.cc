@@ -87,6 +87,13 @@ KernelCounts kernelCounts(Execution execution, bool flashAttention) {
 
 }  // namespace
 
+bool unalignedVocabulary(const ModelCard& m, const TrainConfig& c) {
+  // The logits are a tokens x vocabulary/tp matrix in every layout the frameworks use (row-major,
+  // the vocabulary its leading dimension), an operand or the result of all three of its GEMMs.
+  if (c.precision != Precision::Mixed || m.architecture == Architecture::Given || c.tp < 1) return false;
+  return m.vocab % c.tp != 0 || (m.vocab / c.tp) % 8 != 0;  // 8 16-bit elements: 16 bytes
+}
+
 std::vector<Gemm> backwardGemms(const std::vector<Gemm>& forward) {
   std::vector<Gemm> backward;
   for (const Gemm& g : forward) {
@@ -159,8 +166,9 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   // logit forward and 14 backward.
   const double logits = tokens * m.vocab / tp;
   const bool eager = c.execution == Execution::Eager;
-  t.logitsForward = gemm(h, m.vocab / tp) + logits * (eager ? 16 : 2) / memoryBandwidth;
-  t.logitsBackward = 2 * gemm(h, m.vocab / tp) + logits * (eager ? 14 : 4) / memoryBandwidth;
+  const double logitsGemm = gemm(h, m.vocab / tp) * (unalignedVocabulary(m, c) ? cluster.gpu.unalignedGemmSlowdown : 1.0);
+  t.logitsForward = logitsGemm + logits * (eager ? 16 : 2) / memoryBandwidth;
+  t.logitsBackward = 2 * logitsGemm + logits * (eager ? 14 : 4) / memoryBandwidth;
   t.logitsGemms = {{tokens, h, m.vocab / tp}};
   t.logitsForwardBytes = logits * (eager ? 16 : 2);
   t.logitsBackwardBytes = logits * (eager ? 14 : 4);

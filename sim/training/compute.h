@@ -35,6 +35,11 @@ struct Gemm {
 // and the weight gradient dB = A^T dC (k x n, over m).
 std::vector<Gemm> backwardGemms(const std::vector<Gemm>& forward);
 
+// Whether the output layer's GEMMs run on rows that are not 16-byte aligned: a 16-bit vocabulary
+// slice (vocabulary / tp) that is not a multiple of 8, as GPT-2's 50,257 unpadded. Such GEMMs take
+// the GPU description's unaligned_gemm_slowdown times longer; --vocab-multiple pads it away.
+bool unalignedVocabulary(const ModelCard& model, const TrainConfig& config);
+
 // One transformer layer's kernels on one tensor-parallel rank for one micro-batch, in seconds on
 // the GPU alone (no launch or dispatch overhead), and how many kernels run: the unit the step
 // graph prices layers in. The output layer (logits, softmax, loss) is the last stage's.

@@ -43,6 +43,15 @@ void defaultSequence(TrainConfig& config, const ModelCard& model, const Training
 }  // namespace
 
 ModelCard TrainingSettings::loadModelCard() const {
+  ModelCard card = scaledModelCard();
+  if (vocabMultiple && card.architecture != Architecture::Given) {
+    // Padded rows are real parameters too (an embedding row and a head column each).
+    card.vocab = (card.vocab + *vocabMultiple - 1) / *vocabMultiple * *vocabMultiple;
+  }
+  return card;
+}
+
+ModelCard TrainingSettings::scaledModelCard() const {
   ModelCard card = loadModel(model);
   if (!scale || *scale == 1 || card.architecture == Architecture::Given) return card;
   // The widths shrink, the depth and the head count stay: a layer keeps its shape (FFN/hidden,
@@ -87,6 +96,7 @@ void TrainingSettings::check() const {
   whole(seq, "seq", 1, 1 << 24);
   whole(prefetch, "prefetch", 0, 64);
   whole(scale, "scale", 1, 4096);
+  whole(vocabMultiple, "vocab-multiple", 1, 1 << 16);
   auto positive = [](const std::optional<double>& value, const char* flag, double max) {
     if (value && !(std::isfinite(*value) && *value >= 1 && *value <= max)) {
       throw InputError(fmt::format("--{} must be a number from 1 to {:g} (got {:g})", flag, max, *value));

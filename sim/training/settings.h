@@ -23,7 +23,7 @@ namespace cclab::sim {
 struct TrainingSettings {
   std::string model, cluster, deepspeed;
   std::optional<double> params;
-  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq, scale;
+  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq, scale, vocabMultiple;
   std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
       offloadDevice = "cpu";
   std::string overlap = "on", framework = "2G", execution = "fused", collectives;
@@ -34,9 +34,12 @@ struct TrainingSettings {
   // check, used by ccsim's flags, plan files and the GUI alike.
   void check() const;
   // The pieces, validated (InputError names the setting); the config is not resolved yet.
-  ModelCard loadModelCard() const;
+  ModelCard loadModelCard() const;  // scaled, then its vocabulary padded (vocab-multiple)
   Cluster loadClusterShape() const;
   TrainConfig config(const Cluster& cluster) const;
+
+ private:
+  ModelCard scaledModelCard() const;
 };
 
 // Layout settings are what `ccsim plan` searches (it takes the others only).
@@ -90,6 +93,7 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("tokens", s.tokens, "training budget in tokens (default: 20 per parameter, Chinchilla)", Common);
   visit("collectives", s.collectives, "price the collectives with the cluster's calibration of mpi, cclab or nccl (ccbench train sets its --backend; default: the cluster's own figures)", Common);
   visit("scale", s.scale, "shrink the model S times: hidden, FFN, vocabulary and sequence divided by S, layers and heads kept (ccbench train on a small machine)", Common);
+  visit("vocab-multiple", s.vocabMultiple, "pad the vocabulary up to a multiple of N, as the frameworks do for aligned GEMMs: Megatron-LM (--make-vocab-size-divisible-by x tp: give the product), llm.c 128, nanoGPT 64 (default: the card's vocabulary as it is)", Common);
   visit("deepspeed", s.deepspeed, "take ZeRO, offload, batch and precision settings from a DeepSpeed ds_config.json", Common);
 }
 

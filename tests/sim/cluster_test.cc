@@ -106,6 +106,9 @@ TEST(Cluster, BadDescriptionsNameTheFieldAndProblem) {
   j["intra_node"]["nvls"] = true;
   EXPECT_NE(errorFor(j.dump()).find("intra_node.nvls: needs kind \"nvswitch\""), std::string::npos);
   j = minimal();
+  j["gpu"]["unaligned_gemm_slowdown"] = 0.5;  // a multiplier of GEMM time: below 1 would be a speed-up
+  EXPECT_NE(errorFor(j.dump()).find("gpu.unaligned_gemm_slowdown: must be from 1 to 100 (got 0.5)"), std::string::npos);
+  j = minimal();
   j.erase("nics");
   EXPECT_NE(errorFor(j.dump()).find("2 nodes need NICs"), std::string::npos);
   j = minimal();

@@ -64,6 +64,41 @@ TEST(StepTime, FlopsAsMegatronCountsThem) {
   EXPECT_NEAR(full.modelPerStep / sixPhiT, 1 + 2048 / (6.0 * 12288), 0.01);
 }
 
+// A vocabulary slice that is not a multiple of 8 16-bit elements puts the logits' rows off 16-byte
+// alignment: their three GEMMs take the GPU's unaligned_gemm_slowdown times longer, and nothing
+// else does. Padding the vocabulary (--vocab-multiple) or a tensor-parallel split that lands on a
+// multiple of 8 aligns them; fp32 steps are not charged (the factor was measured on bf16 GEMMs).
+TEST(StepTime, UnalignedVocabularyGemmsTakeTheGpusSlowdown) {
+  TrainConfig c = config(1, 1, 1024);
+  const ModelCard odd = gpt(768, 12, 12, 50257), padded = gpt(768, 12, 12, 50304);
+  EXPECT_TRUE(unalignedVocabulary(odd, c));
+  EXPECT_FALSE(unalignedVocabulary(padded, c));
+  c.tp = 2;
+  EXPECT_FALSE(unalignedVocabulary(padded, c));  // 25,152 a rank
+  c.tp = 32;
+  EXPECT_TRUE(unalignedVocabulary(padded, c));  // 1,572 a rank: why Megatron-LM pads to 128 x tp
+  c.tp = 1;
+  TrainConfig fp32 = c;
+  fp32.precision = Precision::Fp32;
+  EXPECT_FALSE(unalignedVocabulary(odd, fp32));
+
+  Cluster gpu = nodes("dgx-h100", 1);
+  gpu.gpu.unalignedGemmSlowdown = 3;
+  Cluster aligned = gpu;
+  aligned.gpu.unalignedGemmSlowdown = 1;
+  c.gpus = 1;
+  resolve(c, odd, gpu);
+  const LayerTimes slow = layerTimes(odd, c, gpu), plain = layerTimes(odd, c, aligned);
+  EXPECT_DOUBLE_EQ(slow.forward, plain.forward);  // the layers' GEMMs are aligned (768, 2304, 3072)
+  EXPECT_DOUBLE_EQ(slow.backward, plain.backward);
+  // Forward one GEMM, backward two, each 3 times its aligned price.
+  const double gemm = (slow.logitsForward - plain.logitsForward) / 2;
+  EXPECT_GT(gemm, 0);
+  EXPECT_NEAR(slow.logitsBackward - plain.logitsBackward, 2 * 2 * gemm, 1e-12);
+  const LayerTimes paddedTimes = layerTimes(padded, c, gpu);
+  EXPECT_NEAR(paddedTimes.logitsForward, plain.logitsForward * 50304 / 50257, plain.logitsForward * 1e-3);
+}
+
 TEST(StepTime, BatchArithmetic) {
   const ModelCard m = loadModel("llama2-7b");
   const Cluster c8 = nodes("dgx-a100", 1);
