@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -49,6 +50,7 @@ bool ShmTransport::canRead(pid_t pid, const void* address, std::size_t bytes) {
 
 ShmTransport::ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes)
     : region_(static_cast<char*>(region)), rank_(rank), size_(size), singleCopyBytes_(singleCopyBytes), pid_(getpid()),
+      idleBeforeYield_(size > sysconf(_SC_NPROCESSORS_ONLN) ? 64 : 4096), freeUntil_(static_cast<std::size_t>(size), kSlots),
       singleCopySent_(static_cast<std::size_t>(size), 0), sends_(static_cast<std::size_t>(size)),
       receives_(static_cast<std::size_t>(size)) {
   if (size < 1 || size > kMaxRanks) throw std::invalid_argument("ShmTransport: " + std::to_string(size) + " ranks (1 to 64)");
@@ -102,21 +104,44 @@ Request ShmTransport::irecvReduce(void* dst, const void* local, std::size_t coun
   return post(p);
 }
 
+// A slot's sequence word, written and polled by two processes at once: atomic, in place.
+std::atomic_ref<std::uint64_t> ShmTransport::sequence(char* slot) {
+  static_assert(offsetof(SlotHeader, sequence) == 0 && kSlotBytes % 64 == 0 && sizeof(Channel) % 64 == 0,
+                "a slot's header starts its cache line with the sequence word");
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(slot));
+}
+
+// Whether fragment `index` has a free slot: the receiver has read fragment index - kSlots. The
+// receiver's tail is read again only when the slots last seen free are used up.
+bool ShmTransport::slotFree(Channel& c, int peer, std::uint64_t index) {
+  std::uint64_t& freeUntil = freeUntil_[static_cast<std::size_t>(peer)];
+  if (index < freeUntil) return true;
+  freeUntil = c.tail.value.load(std::memory_order_acquire) + kSlots;
+  return index < freeUntil;
+}
+
+// Fills in a slot's header and publishes it: the sequence last, with release order, so the
+// receiver that sees it sees the payload and the header before it.
+void ShmTransport::publish(Channel& c, char* s, std::uint64_t index, std::uint32_t bytes, std::uint32_t flags) {
+  std::memcpy(s + offsetof(SlotHeader, bytes), &bytes, sizeof(bytes));
+  std::memcpy(s + offsetof(SlotHeader, flags), &flags, sizeof(flags));
+  sequence(s).store(index + 1, std::memory_order_release);
+  c.head.value.store(index + 1, std::memory_order_relaxed);
+}
+
 // 1. While a slot is free (the sender is fewer than kSlots fragments ahead of the receiver's
-//    tail), copy the next fragment into it with its header, then publish it by raising head.
+//    tail), copy the next fragment into it, then publish it.
 bool ShmTransport::pushFragments(Pending& send) {
   Channel& c = channel(rank_, send.peer);
   std::uint64_t head = c.head.value.load(std::memory_order_relaxed);  // only this rank writes it
   if (singleCopyBytes_ > 0 && send.bytes >= singleCopyBytes_) {
     // A large message: one slot carries where it is; done when the receiver has read it.
     if (!send.started) {
-      if (head - c.tail.value.load(std::memory_order_acquire) >= kSlots) return false;
+      if (!slotFree(c, send.peer, head)) return false;
       char* s = slot(c, head);
       const Descriptor d{pid_, reinterpret_cast<std::uint64_t>(send.buf), send.bytes};
-      const SlotHeader header{static_cast<std::uint32_t>(sizeof(d)), kLast | kSingleCopy};
       std::memcpy(s + sizeof(SlotHeader), &d, sizeof(d));
-      std::memcpy(s, &header, sizeof(header));
-      c.head.value.store(++head, std::memory_order_release);
+      publish(c, s, head, static_cast<std::uint32_t>(sizeof(d)), kLast | kSingleCopy);
       send.started = true;
       send.ackTarget = ++singleCopySent_[static_cast<std::size_t>(send.peer)];
     }
@@ -125,29 +150,28 @@ bool ShmTransport::pushFragments(Pending& send) {
     return true;
   }
   while (!send.started || send.moved < send.bytes) {
-    if (head - c.tail.value.load(std::memory_order_acquire) >= kSlots) return false;  // full: the receiver must read
+    if (!slotFree(c, send.peer, head)) return false;  // full: the receiver must read
     const std::size_t n = std::min(kSlotPayload, send.bytes - send.moved);
     char* s = slot(c, head);
     if (n > 0) std::memcpy(s + sizeof(SlotHeader), send.buf + send.moved, n);  // an empty message may have no buffer
     send.moved += n;
     send.started = true;
-    const SlotHeader header{static_cast<std::uint32_t>(n), send.moved == send.bytes ? kLast : 0u};
-    std::memcpy(s, &header, sizeof(header));
-    c.head.value.store(++head, std::memory_order_release);
+    publish(c, s, head++, static_cast<std::uint32_t>(n), send.moved == send.bytes ? kLast : 0u);
   }
   return true;
 }
 
-// 2. While the sender has published fragments beyond the tail, copy each out (after checking it
-//    fits what this receive expects), then free the slot by raising tail.
+// 2. While the slot at the tail holds the next fragment (its sequence says so), copy it out (after
+//    checking it fits what this receive expects), then free the slot by raising tail.
 bool ShmTransport::popFragments(Pending& receive) {
   Channel& c = channel(receive.peer, rank_);
   std::uint64_t tail = c.tail.value.load(std::memory_order_relaxed);  // only this rank writes it
   for (;;) {
-    if (c.head.value.load(std::memory_order_acquire) == tail) return false;  // nothing yet
-    const char* s = slot(c, tail);
+    char* s = slot(c, tail);
+    if (sequence(s).load(std::memory_order_acquire) != tail + 1) return false;  // nothing yet
     SlotHeader header;
-    std::memcpy(&header, s, sizeof(header));
+    std::memcpy(&header.bytes, s + offsetof(SlotHeader, bytes), sizeof(header.bytes));
+    std::memcpy(&header.flags, s + offsetof(SlotHeader, flags), sizeof(header.flags));
     if ((header.flags & kSingleCopy) != 0) {
       Descriptor d;
       std::memcpy(&d, s + sizeof(SlotHeader), sizeof(d));
@@ -230,8 +254,8 @@ void ShmTransport::wait(Request request) {
   for (int idle = 0; !finished_.contains(request.id);) {
     if (progress()) {
       idle = 0;
-    } else if (++idle >= 64) {
-      sched_yield();  // ranks may outnumber cores: let the peer run
+    } else if (++idle >= idleBeforeYield_) {
+      sched_yield();  // the peer may be waiting for this core
       idle = 0;
     }
   }

@@ -4,15 +4,19 @@
 // and gloo's shared-memory pairs do: no MPI on the data path. Every ordered pair of ranks (src,
 // dst) owns a single-producer single-consumer channel of kSlots slots in one shared region; a
 // message travels as fragments of at most kSlotPayload bytes, copied into a slot by the sender and
-// out of it by the receiver. Two counters per channel, each on its own cache line, carry the
-// handshake: `head` (fragments written, stored by the sender with release order after the payload)
-// and `tail` (fragments read, stored by the receiver after copying out). Messages between a pair
-// therefore arrive in the order they were posted, as Transport requires.
+// out of it by the receiver. Each slot starts with a header whose `sequence` (1 + the fragment's
+// index on the channel) the sender stores last, with release order, after the payload; the
+// receiver polls that word, so a small message costs the receiver one cache line (header and
+// payload share it), as Open MPI's vader fast boxes do. `tail` (fragments read, stored by the
+// receiver after copying out, on its own cache line) frees slots; the sender reads it only when
+// the slots it last saw free are used up. Messages between a pair therefore arrive in the order
+// they were posted, as Transport requires.
 //
 // Progress is made inside isend/irecv (as far as slots allow) and wait: waiting on any request
 // moves every pending send and receive of this rank, so two ranks waiting on sends to each other
 // cannot deadlock once their receives are posted. A wait that finds nothing to do yields the core
-// (ranks may outnumber cores).
+// soon when ranks outnumber the host's cores (the peer may need it to run), much later otherwise
+// (a system call on every short wait would double a small message's latency).
 //
 // Large messages (singleCopyBytes and up) take one copy instead of two, as Open MPI's vader does
 // with CMA: the sender puts a descriptor of its buffer (pid, address, bytes) in a slot, the
@@ -76,13 +80,14 @@ class ShmTransport final : public Transport {
     std::atomic<std::uint64_t> value{0};
   };
   struct Channel {
-    Counter head;  // fragments written by the sender
+    Counter head;  // fragments written by the sender (only the sender reads it)
     Counter tail;  // fragments read by the receiver
     Counter acked;  // single-copy messages the receiver has read out of the sender's memory
   };
   struct SlotHeader {
-    std::uint32_t bytes;  // payload bytes in this fragment
-    std::uint32_t flags;  // kLast on a message's last fragment; kSingleCopy: the payload is a Descriptor
+    std::uint64_t sequence;  // 1 + the fragment's index on the channel: stored last (atomically), polled by the receiver
+    std::uint32_t bytes;     // payload bytes in this fragment
+    std::uint32_t flags;     // kLast on a message's last fragment; kSingleCopy: the payload is a Descriptor
   };
   static constexpr std::uint32_t kLast = 1, kSingleCopy = 2;
   struct Descriptor {
@@ -90,7 +95,8 @@ class ShmTransport final : public Transport {
     std::uint64_t address;
     std::uint64_t bytes;
   };
-  static constexpr std::size_t kSlotBytes = sizeof(SlotHeader) + kSlotPayload;
+  // Each slot starts on a cache line, so a header and a small payload travel as one line.
+  static constexpr std::size_t kSlotBytes = (sizeof(SlotHeader) + kSlotPayload + 63) / 64 * 64;
   static constexpr std::size_t kChannelBytes = sizeof(Channel) + kSlots * kSlotBytes;
 
   struct Pending {
@@ -110,6 +116,9 @@ class ShmTransport final : public Transport {
 
   Channel& channel(int from, int to) const;
   char* slot(Channel& channel, std::uint64_t index) const;
+  static std::atomic_ref<std::uint64_t> sequence(char* slot);
+  bool slotFree(Channel& channel, int peer, std::uint64_t index);
+  static void publish(Channel& channel, char* slot, std::uint64_t index, std::uint32_t bytes, std::uint32_t flags);
   // True when the send is complete: its last fragment is in a slot, or (single copy) the receiver has read it.
   bool pushFragments(Pending& send);
   bool popFragments(Pending& receive);
@@ -120,6 +129,8 @@ class ShmTransport final : public Transport {
   int size_;
   std::size_t singleCopyBytes_;
   pid_t pid_;
+  int idleBeforeYield_;                        // waits this many idle polls before giving up the core
+  std::vector<std::uint64_t> freeUntil_;       // per peer: the fragment index the last tail read frees slots up to
   std::vector<std::uint64_t> singleCopySent_;  // per peer: single-copy messages sent
   std::vector<char> scratch_;                  // a fused single-copy receive's pieces
   std::uint64_t nextId_ = 1;
