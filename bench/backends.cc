@@ -123,7 +123,7 @@ CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& devic
   }
   int world = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
-  const TuningCluster tuning = tuningCluster(options.cluster, device, localInfo().cpuCores, onGpu);
+  const TuningCluster tuning = tuningCluster(options.cluster, device, localInfo().cpuCores, onGpu, options.transport);
   auto chooser = std::make_unique<SimulatorChooser>(tuning.cluster, world, perHost > 0 ? perHost : world);
   for (Collective c : options.collectives) chooser->choose(c, 1024, false);  // a cluster that prices none: fail before running
   return {std::move(chooser), fmt::format("auto (tuned on {})", tuning.source), perHost};

@@ -27,13 +27,22 @@ sim::Cluster reshaped(sim::Cluster cluster, int ranks, int ranksPerHost) {
 
 }  // namespace
 
-TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu) {
+TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
+                            const std::string& transport) {
   if (!clusterOption.empty()) return {sim::loadCluster(clusterOption), clusterOption};
   const std::string preset = sim::presetForDevice(device, cpuCores);
   if (!preset.empty()) {
-    const std::filesystem::path calibrated = sim::modelsDirectory() / "calibrations" / (preset + ".json");
-    if (std::filesystem::exists(calibrated)) {
-      return {sim::loadCluster(calibrated.string()), fmt::format("models/calibrations/{}.json (calibrated for '{}')", preset, device)};
+    // The transport's own calibration first: the algorithms' costs over shared memory are not
+    // their costs over MPI point-to-point.
+    const std::filesystem::path dir = sim::modelsDirectory() / "calibrations";
+    const bool shm = transport == "shm" && !onGpu;
+    if (shm && std::filesystem::exists(dir / (preset + "-shm.json"))) {
+      return {sim::loadCluster((dir / (preset + "-shm.json")).string()),
+              fmt::format("models/calibrations/{}-shm.json (calibrated for '{}' over shared memory)", preset, device)};
+    }
+    if (std::filesystem::exists(dir / (preset + ".json"))) {
+      return {sim::loadCluster((dir / (preset + ".json")).string()),
+              fmt::format("models/calibrations/{}.json (calibrated for '{}'{})", preset, device, shm ? " over MPI point-to-point: none shipped for shm" : "")};
     }
     return {sim::loadCluster(preset), fmt::format("preset {} (matches '{}'; not calibrated)", preset, device)};
   }

@@ -22,10 +22,12 @@ struct TuningCluster {
 };
 
 // `--cluster` as given (a preset name or a file), or for "" the description shipped for this
-// device: models/calibrations/<preset>.json of the preset whose `matches` name the device, else
-// that preset, else the closest preset (on the CPU the shared-memory one; on GPUs the first GPU
-// preset). Throws InputError for a cluster that cannot be read.
-TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu);
+// device: models/calibrations/<preset>.json of the preset whose `matches` name the device (with
+// transport "shm" on the CPU, <preset>-shm.json where it is shipped), else that preset, else the
+// closest preset (on the CPU the shared-memory one; on GPUs the first GPU preset). Throws
+// InputError for a cluster that cannot be read.
+TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
+                            const std::string& transport = "mpi");
 
 class SimulatorChooser final : public AlgorithmChooser {
  public:

@@ -68,12 +68,11 @@ char* ShmTransport::slot(Channel& c, std::uint64_t index) const {
 }
 
 Request ShmTransport::post(Pending pending) {
-  const std::uint64_t id = nextId_++;
+  pending.id = nextId_++;
   auto& queues = pending.isSend ? sends_ : receives_;
-  queues[static_cast<std::size_t>(pending.peer)].push_back(id);
-  pending_.emplace(id, pending);
+  queues[static_cast<std::size_t>(pending.peer)].push_back(pending);
   progress();
-  return Request{id};
+  return Request{pending.id};
 }
 
 Request ShmTransport::isend(const void* buf, std::size_t bytes, int peer) {
@@ -232,14 +231,13 @@ bool ShmTransport::progress() {
   for (int peer = 0; peer < size_; ++peer) {
     for (auto* queue : {&sends_[static_cast<std::size_t>(peer)], &receives_[static_cast<std::size_t>(peer)]}) {
       while (!queue->empty()) {
-        Pending& p = pending_.at(queue->front());
+        Pending& p = queue->front();
         const std::size_t before = p.moved;
         const bool wasStarted = p.started;
         const bool finished = p.isSend ? pushFragments(p) : popFragments(p);
         moved = moved || p.moved != before || p.started != wasStarted || finished;
         if (!finished) break;
-        pending_.erase(queue->front());
-        finished_.insert(queue->front());
+        finished_.push_back(p.id);
         queue->pop_front();
       }
     }
@@ -248,10 +246,19 @@ bool ShmTransport::progress() {
 }
 
 void ShmTransport::wait(Request request) {
-  if (!pending_.contains(request.id) && !finished_.contains(request.id)) {
-    throw std::logic_error("wait on an unknown or finished request");
-  }
-  for (int idle = 0; !finished_.contains(request.id);) {
+  auto finished = [&] { return std::find(finished_.begin(), finished_.end(), request.id); };
+  auto pending = [&] {
+    for (const auto* queues : {&sends_, &receives_}) {
+      for (const auto& queue : *queues) {
+        for (const Pending& p : queue) {
+          if (p.id == request.id) return true;
+        }
+      }
+    }
+    return false;
+  };
+  if (finished() == finished_.end() && !pending()) throw std::logic_error("wait on an unknown or finished request");
+  for (int idle = 0; finished() == finished_.end();) {
     if (progress()) {
       idle = 0;
     } else if (++idle >= idleBeforeYield_) {
@@ -259,7 +266,9 @@ void ShmTransport::wait(Request request) {
       idle = 0;
     }
   }
-  finished_.erase(request.id);
+  const auto it = finished();
+  *it = finished_.back();
+  finished_.pop_back();
 }
 
 }  // namespace cclab

@@ -35,8 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
-#include <unordered_set>
+#include <algorithm>
 #include <vector>
 
 #include "collectives/transport.h"
@@ -69,7 +68,7 @@ class ShmTransport final : public Transport {
   // Moves every pending transfer as far as the slots allow; true when anything moved. (A
   // transport built on this one, with another path beside it, calls it while it waits there.)
   bool progress();
-  bool done(Request request) const { return finished_.contains(request.id); }
+  bool done(Request request) const { return std::find(finished_.begin(), finished_.end(), request.id) != finished_.end(); }
 
   // Whether this process can read `bytes` at `address` in process `pid` (what the single-copy
   // path does): false when the kernel refuses (another user, ptrace restrictions, no CMA).
@@ -100,6 +99,7 @@ class ShmTransport final : public Transport {
   static constexpr std::size_t kChannelBytes = sizeof(Channel) + kSlots * kSlotBytes;
 
   struct Pending {
+    std::uint64_t id = 0;
     bool isSend = false;
     int peer = 0;
     char* buf = nullptr;      // the receive's destination, or the send's source (never written)
@@ -134,10 +134,10 @@ class ShmTransport final : public Transport {
   std::vector<std::uint64_t> singleCopySent_;  // per peer: single-copy messages sent
   std::vector<char> scratch_;                  // a fused single-copy receive's pieces
   std::uint64_t nextId_ = 1;
-  std::unordered_map<std::uint64_t, Pending> pending_;
-  std::unordered_set<std::uint64_t> finished_;  // complete, not yet waited on
-  // Per peer, the requests in posting order: only the oldest of each direction moves.
-  std::vector<std::deque<std::uint64_t>> sends_, receives_;
+  // Per peer, the requests in posting order: only the oldest of each direction moves. Few are
+  // pending at once, so plain queues and a list (no hashing, no allocation per message).
+  std::vector<std::deque<Pending>> sends_, receives_;
+  std::vector<std::uint64_t> finished_;  // complete, not yet waited on
 };
 
 }  // namespace cclab

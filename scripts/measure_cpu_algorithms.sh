@@ -9,14 +9,19 @@
 # divides them.
 #
 # Usage: scripts/measure_cpu_algorithms.sh <machine-name> [max-size]   (after scripts/test.sh built
-# it; CCBENCH=<path> and CCSIM=<path> run another build's tools; CALIBRATE_ONLY=1 skips the sweeps)
+# it; CCBENCH=<path> and CCSIM=<path> run another build's tools; CALIBRATE_ONLY=1 skips the sweeps;
+# TRANSPORT=shm runs cclab through the shared memory transport, into algorithms-shm/ and
+# models/calibrations/<preset>-shm.json, the calibration `--algo auto --transport shm` tunes on)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}
 max=${2:-16M}
 ccbench=${CCBENCH:-build/bin/ccbench}
 ccsim=${CCSIM:-build/bin/ccsim}
+transport=${TRANSPORT:-mpi}
 out="results/measured/$machine/algorithms"
+suffix=""
+[ "$transport" = mpi ] || { out="$out-$transport"; suffix="-$transport"; }
 mkdir -p "$out" models/calibrations
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 # Each family with the collectives it does (collectives/algorithms/algorithms.cc).
@@ -35,14 +40,14 @@ for ranks in 2 3 4 5; do
     echo "== $algo, $ranks ranks"
     mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
       "$ccbench" "${collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
-      -b 8 -e "$max" -f 4 -n 20 -w 3 -J "$out/${algo}_np$ranks.json" > "$out/${algo}_np$ranks.txt"
+      --transport "$transport" -b 8 -e "$max" -f 4 -n 20 -w 3 -J "$out/${algo}_np$ranks.json" > "$out/${algo}_np$ranks.txt"
   done
 done
 # The preset this machine matches names the calibration (ccsim calibrate picks it from the files).
 "$ccsim" calibrate --ranks 2,4 "$out"/*_np2.json "$out"/*_np4.json -o "$out/calibrated.json" > "$out/calibrate.txt"
 preset=$(sed -n "s/.* on cluster '\([^']*\)'.*/\1/p" "$out/calibrate.txt" | head -1)
-mv "$out/calibrated.json" "models/calibrations/$preset.json"
-sed -i "s|# wrote .*|# wrote models/calibrations/$preset.json|" "$out/calibrate.txt"
-"$ccsim" validate --cluster "models/calibrations/$preset.json" --ranks 3,5 "$out"/*_np3.json "$out"/*_np5.json \
+mv "$out/calibrated.json" "models/calibrations/$preset$suffix.json"
+sed -i "s|# wrote .*|# wrote models/calibrations/$preset$suffix.json|" "$out/calibrate.txt"
+"$ccsim" validate --cluster "models/calibrations/$preset$suffix.json" --ranks 3,5 "$out"/*_np3.json "$out"/*_np5.json \
   --json "$out/validate.json" > "$out/validate.txt"
 tail -8 "$out/validate.txt"

@@ -79,6 +79,10 @@ TEST(Tuner, FindsTheClusterShippedForThisMachine) {
   const TuningCluster shipped = tuningCluster("", "AMD EPYC 7B13 64-Core Processor", 2, false);
   EXPECT_NE(shipped.source.find("models/calibrations/cpu-2core-amd-epyc.json"), std::string::npos) << shipped.source;
   EXPECT_FALSE(shipped.cluster.calibrations.empty());
+  // Over the shared-memory transport, its own calibration (the algorithms cost otherwise there).
+  const TuningCluster shm = tuningCluster("", "AMD EPYC 7B13 64-Core Processor", 2, false, "shm");
+  EXPECT_NE(shm.source.find("models/calibrations/cpu-2core-amd-epyc-shm.json"), std::string::npos) << shm.source;
+  EXPECT_NE(shm.cluster.document.dump(), shipped.cluster.document.dump());
   // No preset names the device: the closest of its kind.
   const TuningCluster cpu = tuningCluster("", "Some Other CPU", 8, false);
   EXPECT_EQ(cpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
