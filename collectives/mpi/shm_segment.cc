@@ -50,7 +50,7 @@ ShmSegment::ShmSegment(MPI_Comm comm, std::size_t bytes) : bytes_(bytes) {
     }
     if (problem.empty()) {
       // Populated: the page faults happen here, not in the first messages of a run (a first
-      // benchmark size paid them, 2 us a call instead of 0.4). Up to 64 MiB (16 ranks' channels);
+      // benchmark size paid them, 2 us a call instead of 0.4). Up to 64 MiB (22 ranks' channels);
       // larger segments fault in as they are used.
       const int populate = bytes <= (std::size_t{64} << 20) ? MAP_POPULATE : 0;
       void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | populate, fd, 0);
