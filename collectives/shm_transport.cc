@@ -246,7 +246,6 @@ bool ShmTransport::progress() {
 }
 
 void ShmTransport::wait(Request request) {
-  auto finished = [&] { return std::find(finished_.begin(), finished_.end(), request.id); };
   auto pending = [&] {
     for (const auto* queues : {&sends_, &receives_}) {
       for (const auto& queue : *queues) {
@@ -257,8 +256,8 @@ void ShmTransport::wait(Request request) {
     }
     return false;
   };
-  if (finished() == finished_.end() && !pending()) throw std::logic_error("wait on an unknown or finished request");
-  for (int idle = 0; finished() == finished_.end();) {
+  if (!done(request) && !pending()) throw std::logic_error("wait on an unknown or finished request");
+  for (int idle = 0; !done(request);) {
     if (progress()) {
       idle = 0;
     } else if (++idle >= idleBeforeYield_) {
@@ -266,7 +265,7 @@ void ShmTransport::wait(Request request) {
       idle = 0;
     }
   }
-  const auto it = finished();
+  const auto it = std::find(finished_.begin(), finished_.end(), request.id);
   *it = finished_.back();
   finished_.pop_back();
 }

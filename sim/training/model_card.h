@@ -51,6 +51,9 @@ struct ModelCard {
 // A card name (models/cards/<name>.json) or a path to a config.json. Throws InputError naming the
 // file and the missing or bad field.
 ModelCard loadModel(const std::string& cardOrPath);
+// A vocabulary padded up to a multiple of `multiple`, as the frameworks pad it for aligned GEMMs
+// (Megatron-LM, llm.c, nanoGPT): the padded rows are parameters too.
+inline int paddedVocabulary(int vocab, int multiple) { return (vocab + multiple - 1) / multiple * multiple; }
 ModelCard modelFromJson(const results::Json& config, const std::string& source, const std::string& name);
 std::vector<std::string> modelCardNames();
 

@@ -42,20 +42,13 @@ void defaultSequence(TrainConfig& config, const ModelCard& model, const Training
 
 }  // namespace
 
-ModelCard TrainingSettings::loadModelCard() const {
-  ModelCard card = scaledModelCard();
-  if (vocabMultiple && card.architecture != Architecture::Given) {
-    // Padded rows are real parameters too (an embedding row and a head column each).
-    card.vocab = (card.vocab + *vocabMultiple - 1) / *vocabMultiple * *vocabMultiple;
-  }
-  return card;
-}
+namespace {
 
-ModelCard TrainingSettings::scaledModelCard() const {
-  ModelCard card = loadModel(model);
+// The card shrunk `scale` times: the widths shrink, the depth and the head count stay, so a layer
+// keeps its shape (FFN/hidden, heads, GQA groups) and the step its tasks and their proportions
+// (docs/training.md).
+ModelCard scaled(ModelCard card, const std::optional<int>& scale) {
   if (!scale || *scale == 1 || card.architecture == Architecture::Given) return card;
-  // The widths shrink, the depth and the head count stay: a layer keeps its shape (FFN/hidden,
-  // heads, GQA groups), so the step keeps its tasks and their proportions (docs/training.md).
   const int s = *scale;
   if (card.hidden / s < card.heads || (card.hidden / s) % card.heads != 0) {
     throw InputError(fmt::format("--scale {} leaves model '{}' a hidden size of {} that its {} heads do not divide", s, card.name,
@@ -66,6 +59,14 @@ ModelCard TrainingSettings::scaledModelCard() const {
   card.vocab = std::max(1, card.vocab / s);
   if (card.maxPositions > 0) card.maxPositions = std::max(1, card.maxPositions / s);
   card.name += fmt::format(" (scale 1/{})", s);
+  return card;
+}
+
+}  // namespace
+
+ModelCard TrainingSettings::loadModelCard() const {
+  ModelCard card = scaled(loadModel(model), scale);
+  if (vocabMultiple && card.architecture != Architecture::Given) card.vocab = paddedVocabulary(card.vocab, *vocabMultiple);
   return card;
 }
 

@@ -37,9 +37,6 @@ struct TrainingSettings {
   ModelCard loadModelCard() const;  // scaled, then its vocabulary padded (vocab-multiple)
   Cluster loadClusterShape() const;
   TrainConfig config(const Cluster& cluster) const;
-
- private:
-  ModelCard scaledModelCard() const;
 };
 
 // Layout settings are what `ccsim plan` searches (it takes the others only).

@@ -126,7 +126,7 @@ TEST(OwnRuns, TheUnpaddedVocabularyCostsItsGemms) {
   TrainingPricer fitted(job);
   const double withFactor = estimateTraining(model, c, fitted).step.total;
   ModelCard padded = model;
-  padded.vocab = 50304;
+  padded.vocab = paddedVocabulary(model.vocab, 64);  // 50,304
   const double paddedStep = estimateTraining(padded, c, fitted).step.total;
   job.gpu.unalignedGemmSlowdown = 1;
   TrainingPricer aligned(job);

@@ -101,7 +101,7 @@ ModelCard modelFor(const Record& r) {
   const int seq = std::stoi(r.at("seq"));
   // llm.c pads the vocabulary to a multiple of 128 (train_gpt2.cu's padded_vocab_size: 50,304 for
   // GPT-2's 50,257), so its GEMMs run aligned: what ccsim's --vocab-multiple 128 does.
-  if (r.at("framework") == "llm.c") vocab = (vocab + 127) / 128 * 128;
+  if (r.at("framework") == "llm.c") vocab = paddedVocabulary(vocab, 128);
   const int ffn = whole(r.at("ffn_hidden"), 4 * hidden);
   results::Json j;
   if (has(r.at("model"), "Llama")) {
