@@ -5,7 +5,8 @@
 #            CUDA ring with 1-4 processes sharing GPU 0)
 #   measure  NCCL at 1 rank, 8 B - 4 GiB, for the five collectives nccl-tests was run with; cclab's
 #            CUDA ring with 2, 4 and 8 processes sharing GPU 0; ccbench train (GPT-2 on one GPU,
-#            DDP vs ZeRO-3 with 2 processes on GPU 0); the reduce kernel vs cudaMemcpy
+#            DDP vs ZeRO-3 with 2 processes on GPU 0); with PyTorch: eager GPT-2 steps and GEMMs
+#            alone (scripts/torch_step.py, scripts/torch_gemm.py); the reduce kernel vs cudaMemcpy
 #   check    ccbench's NCCL numbers against nccl-tests's from the same kind of machine
 #            (tests/data/nccl-tests-h100): algbw within 3% from 32 MiB, time within 1 us below
 #
@@ -119,6 +120,16 @@ if wants measure; then
           >"$out/torch_${m}.json" 2>"$logs/torch_$m.err" && tee -a "$logs/summary.txt" <"$out/torch_${m}.json"
     fi
   done
+  if python3 -c "import torch" 2>/dev/null; then
+    # The evidence for the GPU description's gemm_efficiency and unaligned_gemm_slowdown, and
+    # GPT-2 with the vocabulary padded as nanoGPT pads it (docs/training.md, "Unaligned GEMMs").
+    note "GEMMs alone, GPT-2's shapes (scripts/torch_gemm.py)"
+    timeout -k 5 "${CCLAB_GPU_CMD_TIMEOUT:-900}" python3 scripts/torch_gemm.py --tokens 8192 --hidden 768 \
+        >"$out/torch_gemm_gpt2.jsonl" 2>"$logs/torch_gemm.err" && grep logits "$out/torch_gemm_gpt2.jsonl" | tee -a "$logs/summary.txt"
+    note "eager PyTorch: gpt2, micro-batch 8, vocabulary padded to 50,304"
+    timeout -k 5 "${CCLAB_GPU_CMD_TIMEOUT:-900}" python3 scripts/torch_step.py models/cards/gpt2.json --micro-batch 8 --vocab-multiple 64 \
+        >"$out/torch_gpt2_padded.json" 2>"$logs/torch_gpt2_padded.err" && tee -a "$logs/summary.txt" <"$out/torch_gpt2_padded.json"
+  fi
   note "reduce kernel vs cudaMemcpy (benchmarks/cuda_reduce_bench)"
   "$build/benchmarks/cuda_reduce_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
       --benchmark_out="$out/cuda_reduce_bench.json" --benchmark_out_format=json >"$out/cuda_reduce_bench.txt" 2>&1 || status=1

@@ -5,9 +5,14 @@ are checked against on a GPU machine that has PyTorch (docs/gpu.md, "What has ru
 A plain nanoGPT-style model built from a model card (models/cards/*.json): token and position
 embeddings, pre-LayerNorm blocks with fused QKV, scaled_dot_product_attention (causal), GELU MLP of
 4x hidden, a tied LM head; AdamW; bf16 autocast with fp32 master weights (ccsim's --precision mixed).
-Prints one JSON object: the step time (min / median over the measured steps) and peak memory.
+Prints one JSON object: the step time (min / median over the measured steps), peak memory, and
+the memory of one more (untimed) step phase by phase: the peak inside forward + loss, inside
+backward and inside the optimizer step, and what is held after forward and after backward.
 
 Usage: scripts/torch_step.py models/cards/gpt2.json [--micro-batch 8] [--seq 1024] [-w 3] [-n 10]
+                             [--vocab-multiple 64]   (pads the vocabulary as nanoGPT does: 50,257 -> 50,304)
+                             [--profile trace.json]  (then two more steps under torch.profiler, written as
+                                                      a Chrome trace: ccbench import reads it)
 """
 import argparse
 import json
@@ -45,10 +50,10 @@ class Block(nn.Module):
 
 
 class Gpt(nn.Module):
-    def __init__(self, card, seq):
+    def __init__(self, card, seq, vocab):
         super().__init__()
         h, layers, heads = card["n_embd"], card["n_layer"], card["n_head"]
-        self.wte = nn.Embedding(card["vocab_size"], h)
+        self.wte = nn.Embedding(vocab, h)
         self.wpe = nn.Embedding(seq, h)
         self.blocks = nn.ModuleList(Block(h, heads) for _ in range(layers))
         self.ln_f = nn.LayerNorm(h)
@@ -68,7 +73,12 @@ def main():
     ap.add_argument("--seq", type=int, default=0, help="default: the card's n_positions")
     ap.add_argument("-w", type=int, default=3)
     ap.add_argument("-n", type=int, default=10)
+    ap.add_argument("--vocab-multiple", type=int, default=1, help="pad the vocabulary to a multiple of this")
+    ap.add_argument("--profile", default="", help="write two more steps under torch.profiler to this Chrome trace")
     args = ap.parse_args()
+    if not 1 <= args.vocab_multiple <= 65536:
+        print("torch_step.py: --vocab-multiple must be from 1 to 65536", file=sys.stderr)
+        sys.exit(2)
     try:
         with open(args.card) as f:
             card = json.load(f)
@@ -81,29 +91,69 @@ def main():
         sys.exit(2)
     torch.backends.cuda.matmul.allow_tf32 = True
     dev = "cuda"
-    model = Gpt(card, seq).to(dev)
+    vocab = -(-card["vocab_size"] // args.vocab_multiple) * args.vocab_multiple
+    model = Gpt(card, seq, vocab).to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     idx = torch.randint(0, card["vocab_size"], (args.micro_batch, seq), device=dev)
-    times = []
-    for i in range(args.w + args.n):
+    gib = 2**30
+    phases = {}
+
+    def mark(name, held=None):
+        # The peak since the last mark, and what is allocated at this point.
         torch.cuda.synchronize()
+        phases[name + "_peak_gib"] = round(torch.cuda.max_memory_allocated() / gib, 3)
+        if held:
+            phases[held + "_gib"] = round(torch.cuda.memory_allocated() / gib, 3)
+        torch.cuda.reset_peak_memory_stats()
+
+    times = []
+    peak = 0
+    for i in range(args.w + args.n + 1):
+        last = i == args.w + args.n  # one more step, untimed, measured phase by phase
+        torch.cuda.synchronize()
+        if last:
+            peak = torch.cuda.max_memory_allocated()
+            torch.cuda.reset_peak_memory_stats()
+            phases["step_start_gib"] = round(torch.cuda.memory_allocated() / gib, 3)
         t0 = time.perf_counter()
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = model(idx, idx)
+        if last:
+            mark("forward", "after_forward")
         loss.backward()
+        if last:
+            mark("backward", "after_backward")
         opt.step()
         opt.zero_grad(set_to_none=True)
+        if last:
+            mark("optimizer")
         torch.cuda.synchronize()
-        if i >= args.w:
+        if args.w <= i < args.w + args.n:
             times.append((time.perf_counter() - t0) * 1e3)
         if i == args.w - 1:
             torch.cuda.reset_peak_memory_stats()
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile, schedule
+        # The trace is written when the schedule's active steps end (the profiler drops the
+        # events of a finished cycle, so exporting after the block would write none).
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                     schedule=schedule(wait=0, warmup=1, active=2, repeat=1),
+                     on_trace_ready=lambda p: p.export_chrome_trace(args.profile)) as prof:
+            for _ in range(3):
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    loss = model(idx, idx)
+                loss.backward()
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+                torch.cuda.synchronize()
+                prof.step()
     print(json.dumps({
         "model": card.get("name", args.card), "params": sum(p.numel() for p in model.parameters()),
-        "micro_batch": args.micro_batch, "seq": seq, "steps": args.n,
+        "vocab": vocab, "micro_batch": args.micro_batch, "seq": seq, "steps": args.n,
         "step_ms_min": round(min(times), 3), "step_ms_median": round(statistics.median(times), 3),
-        "peak_allocated_gib": round(torch.cuda.max_memory_allocated() / 2**30, 3),
-        "peak_reserved_gib": round(torch.cuda.max_memory_reserved() / 2**30, 3),
+        "peak_allocated_gib": round(peak / gib, 3),
+        "peak_reserved_gib": round(torch.cuda.max_memory_reserved() / gib, 3),
+        "phases": phases,
         "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0),
     }))
 

@@ -127,11 +127,22 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
                                       : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
   }
   // A kernel costs its launch gap on the GPU; eager PyTorch also dispatches each operator from the
-  // CPU, and when the kernels are shorter than that the GPU waits for the CPU.
+  // CPU. The CPU runs ahead of the GPU (kernels queue), so the GPU waits only when the CPU's issue
+  // of the stage's kernels so far has fallen behind the GPU's work so far: a long GEMM lets the CPU
+  // get ahead and hides the dispatch of the short kernels after it. The two clocks of a stage's
+  // compute stream, from its first task (the step starts after a synchronize); waits for
+  // collectives are left out of them, which can only overstate the wait.
+  struct DispatchClocks {
+    double cpu = 0, gpu = 0;
+  } clocks;
   auto overhead = [&](int kernels, double gpuSeconds) {
     const double launches = kernels * gpu.step.kernelLaunchUs * 1e-6;
-    const double dispatch = c.execution == Execution::Eager ? kernels * gpu.step.eagerDispatchUs * 1e-6 : 0.0;
-    return launches + std::max(0.0, dispatch - gpuSeconds - launches);
+    if (c.execution != Execution::Eager) return launches;
+    clocks.cpu += kernels * gpu.step.eagerDispatchUs * 1e-6;
+    const double busy = clocks.gpu + gpuSeconds + launches;
+    const double wait = std::max(0.0, clocks.cpu - busy);  // the last kernel is not issued yet
+    clocks.gpu = busy + wait;
+    return launches + wait;
   };
   auto computeTask = [&](Pass pass, int mb, int l, double kernelSeconds, int kernels, int tpCount, std::string label) {
     Task t;
@@ -142,7 +153,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     t.microBatch = mb;
     t.layer = l;
     t.tensorCommSeconds = tpCount * tpCollective;
-    t.overheadSeconds = overhead(kernels, kernelSeconds);
+    t.overheadSeconds = overhead(kernels, kernelSeconds + t.tensorCommSeconds);
     t.seconds = kernelSeconds + t.tensorCommSeconds + t.overheadSeconds;
     t.kernels = kernels;
     t.label = std::move(label);
@@ -189,6 +200,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   const bool reducesEveryMicroBatch = c.sharding == StateSharding::OptimizerGradients;  // ZeRO-2 keeps only its shard
   for (int s = 0; s < p; ++s) {
     StageBuilder stage(g, s);
+    clocks = DispatchClocks{};
     const bool last = s == p - 1;
     // Reductions of the gradients as DDP and ZeRO-1/2 issue them: buckets of bucketBytes filled in
     // backward order, a bucket's collective issued when its last gradient is produced.
@@ -261,7 +273,13 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           Task t = computeTask(Pass::Backward, mb, -1, layer.logitsBackward, 3, 0, fmt::format("logits backward mb{}", mb));
           t.gemmSet = kLogitsBackwardGemms;
           t.memoryBytes = layer.logitsBackwardBytes;
-          t.freesBytes = static_cast<double>(c.microBatch) * c.seq * model.vocab * (2 + 4) / c.tp;
+          // Eager PyTorch's loss backward writes the logits' gradient as a new fp32 tensor while
+          // the saved logits are still alive (measured: the backward's peak is the forward's end
+          // plus 4 bytes per logit, docs/training.md "Memory"); a fused loss writes it in place.
+          const double logits = static_cast<double>(c.microBatch) * c.seq * model.vocab / c.tp;
+          const double gradient = c.execution == Execution::Eager ? 4 * logits : 0.0;
+          t.allocatesBytes = gradient;
+          t.freesBytes = logits * (2 + 4) + gradient;
           lastCompute = stage.add(std::move(t));
           backwardFirst[{s, mb, pass.chunk}] = lastCompute;
         }

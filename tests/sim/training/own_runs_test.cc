@@ -1,11 +1,16 @@
 // The step timeline against our own measured runs: eager PyTorch's GPT-2 training step on one H100
 // (scripts/torch_step.py on the device machine, 2026-11-26; tests/data/training/own/, raw outputs
-// in results/measured/gpu-1x-nvidia-h100/). Eleven model x micro-batch points, each predicted with
-// the dgx-h100 preset and --execution eager, no per-row constant. One constant was fitted on them:
-// the H100 description's eager_dispatch_us, on the GPT-2 micro-batch 1 row alone (the step there is
-// the CPU's dispatch; docs/training.md, "Eager PyTorch on one H100"); the other ten are held out.
-// The description's unaligned_gemm_slowdown was fitted on none of them (on one task of ccbench
-// train's own H100 step: docs/training.md, "Unaligned GEMMs").
+// in results/measured/gpu-1x-nvidia-h100/). Two hosts, each predicted with the dgx-h100 preset and
+// --execution eager, no per-row constant:
+//   torch_step_h100.jsonl        11 model x micro-batch points, GPT-2's vocabulary as it is;
+//   torch_step_h100_host2.jsonl  12 points on another machine, 11 of them with the vocabulary
+//                                padded to 50,304 (--vocab-multiple 64), the twelfth unpadded.
+// One constant is fitted per host, as a user calibrates a machine: eager_dispatch_us (the host
+// CPU's cost per operator) on that host's GPT-2 micro-batch 1 unpadded row, whose step is the
+// CPU's dispatch; the test fits it itself, and the preset carries the first host's value. Every
+// other row is held out. The GPU's constants (GEMM efficiency, unaligned_gemm_slowdown, the flash
+// kernel's efficiency) come from timings of single kernels, not from these rows (docs/training.md,
+// "Eager PyTorch on one H100").
 
 #include <gtest/gtest.h>
 
@@ -26,6 +31,7 @@ namespace {
 struct Row {
   std::string model;
   int microBatch = 0;
+  int vocab = 0;
   double measuredStep = 0, predictedStep = 0;      // seconds
   double measuredMemory = 0, predictedMemory = 0;  // bytes
   bool fit = false;
@@ -48,55 +54,129 @@ TrainConfig eagerOnOneGpu(const ModelCard& model, int microBatch, int seq, const
   return c;
 }
 
-std::vector<Row> predictOwnRuns() {
-  std::ifstream in(std::string(CCLAB_TEST_DATA) + "/training/own/torch_step_h100.jsonl");
+void predict(Row& r, const Cluster& job) {
+  ModelCard model = loadModel(r.model);
+  model.vocab = r.vocab;
+  const TrainConfig c = eagerOnOneGpu(model, r.microBatch, 1024, job);
+  TrainingPricer pricer(job);
+  const TrainingEstimate e = estimateTraining(model, c, pricer);
+  r.predictedStep = e.step.total;
+  // torch.cuda.max_memory_allocated counts PyTorch's tensors, not the CUDA context or the
+  // workspaces the framework allowance stands for: compared without that allowance.
+  r.predictedMemory = e.memory.total - e.memory.frameworkBytes;
+}
+
+struct Host {
   std::vector<Row> rows;
+  double dispatchUs = 0;  // fitted on the host's own row
+};
+
+// A host's rows, its dispatch cost fitted on its GPT-2 micro-batch 1 unpadded row (bisection: the
+// step grows with the cost per operator), and every row predicted with it.
+Host predictHost(const std::string& file) {
+  std::ifstream in(std::string(CCLAB_TEST_DATA) + "/training/own/" + file);
+  Host host;
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     const results::Json j = results::Json::parse(line);
     Row r;
     r.model = j.at("model").get<std::string>();
     r.microBatch = j.at("micro_batch").get<int>();
+    r.vocab = j.contains("vocab") ? j.at("vocab").get<int>() : loadModel(r.model).vocab;
+    EXPECT_EQ(j.at("seq").get<int>(), 1024);
     r.measuredStep = j.at("step_ms_median").get<double>() / 1e3;
     r.measuredMemory = j.at("peak_allocated_gib").get<double>() * (1 << 30);
-    r.fit = r.model == "gpt2" && r.microBatch == 1;
-    const ModelCard model = loadModel(r.model);
-    const Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
-    const TrainConfig c = eagerOnOneGpu(model, r.microBatch, j.at("seq").get<int>(), job);
-    TrainingPricer pricer(job);
-    const TrainingEstimate e = estimateTraining(model, c, pricer);
-    r.predictedStep = e.step.total;
-    // torch.cuda.max_memory_allocated counts PyTorch's tensors, not the CUDA context or the
-    // workspaces the framework allowance stands for: compared without that allowance.
-    r.predictedMemory = e.memory.total - e.memory.frameworkBytes;
-    rows.push_back(r);
+    r.fit = r.model == "gpt2" && r.microBatch == 1 && r.vocab == loadModel("gpt2").vocab;
+    host.rows.push_back(r);
   }
-  return rows;
+  Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
+  const auto fitRow = std::find_if(host.rows.begin(), host.rows.end(), [](const Row& r) { return r.fit; });
+  EXPECT_NE(fitRow, host.rows.end()) << file << " has no GPT-2 micro-batch 1 row to fit the dispatch cost on";
+  if (fitRow == host.rows.end()) return host;
+  double low = 1, high = 100;
+  for (int k = 0; k < 30; ++k) {
+    job.gpu.step.eagerDispatchUs = (low + high) / 2;
+    predict(*fitRow, job);
+    if (fitRow->stepError() < 0) {
+      low = job.gpu.step.eagerDispatchUs;
+    } else {
+      high = job.gpu.step.eagerDispatchUs;
+    }
+  }
+  host.dispatchUs = job.gpu.step.eagerDispatchUs;
+  for (Row& r : host.rows) predict(r, job);
+  return host;
+}
+
+struct Summary {
+  std::vector<double> heldOut, memory;
+  double worstStep() const { return *std::max_element(heldOut.begin(), heldOut.end()); }
+  double worstMemory() const { return *std::max_element(memory.begin(), memory.end()); }
+};
+
+Summary summarise(const std::string& name, const Host& host) {
+  Summary s;
+  std::printf("%s: eager_dispatch_us fitted %.1f\n", name.c_str(), host.dispatchUs);
+  std::printf("| model | vocabulary | micro-batch | measured step ms | predicted ms | error | measured peak GiB | predicted GiB | error |\n");
+  for (const Row& r : host.rows) {
+    std::printf("| %s | %d | %d%s | %.1f | %.1f | %+.1f%% | %.2f | %.2f | %+.1f%% |\n", r.model.c_str(), r.vocab, r.microBatch,
+                r.fit ? " (fit)" : "", r.measuredStep * 1e3, r.predictedStep * 1e3, 100 * r.stepError(),
+                r.measuredMemory / (1 << 30), r.predictedMemory / (1 << 30), 100 * r.memoryError());
+    if (r.fit) {
+      EXPECT_NEAR(r.stepError(), 0.0, 0.01) << "the row eager_dispatch_us was fitted on";
+    } else {
+      s.heldOut.push_back(std::abs(100 * r.stepError()));
+    }
+    s.memory.push_back(std::abs(100 * r.memoryError()));
+  }
+  std::printf("held out: %zu rows, step median |error| %.1f%%, max %.1f%%; peak memory median %.1f%%, max %.1f%%\n", s.heldOut.size(),
+              results::median(s.heldOut), s.worstStep(), results::median(s.memory), s.worstMemory());
+  return s;
 }
 
 TEST(OwnRuns, EagerPyTorchOnOneH100) {
-  const std::vector<Row> rows = predictOwnRuns();
-  ASSERT_EQ(rows.size(), 11u);
-  std::vector<double> heldOut, memory;
-  std::printf("| model | micro-batch | measured step ms | predicted ms | error | measured peak GiB | predicted GiB | error |\n");
-  for (const Row& r : rows) {
-    std::printf("| %s | %d%s | %.1f | %.1f | %+.1f%% | %.2f | %.2f | %+.1f%% |\n", r.model.c_str(), r.microBatch, r.fit ? " (fit)" : "",
-                r.measuredStep * 1e3, r.predictedStep * 1e3, 100 * r.stepError(), r.measuredMemory / (1 << 30),
-                r.predictedMemory / (1 << 30), 100 * r.memoryError());
-    if (!r.fit) heldOut.push_back(std::abs(100 * r.stepError()));
-    memory.push_back(std::abs(100 * r.memoryError()));
-    if (r.fit) {
-      EXPECT_NEAR(r.stepError(), 0.0, 0.02) << "the row eager_dispatch_us was fitted on";
-    }
-  }
-  const double worst = *std::max_element(heldOut.begin(), heldOut.end());
-  std::printf("held out: %zu rows, step median |error| %.1f%%, max %.1f%%; peak memory median %.1f%%, max %.1f%%\n",
-              heldOut.size(), results::median(heldOut), worst, results::median(memory),
-              *std::max_element(memory.begin(), memory.end()));
+  const Host first = predictHost("torch_step_h100.jsonl");
+  ASSERT_EQ(first.rows.size(), 11u);
+  const Summary s = summarise("first host", first);
+  // The preset carries this host's fit.
+  EXPECT_NEAR(first.dispatchUs, loadCluster("dgx-h100").gpu.step.eagerDispatchUs, 0.5);
   // Issue 14's targets: step median 8%, max 15%, peak memory median 5%.
-  EXPECT_LE(results::median(heldOut), 8.0);
-  EXPECT_LE(worst, 15.0);
-  EXPECT_LE(results::median(memory), 5.0);
+  EXPECT_LE(results::median(s.heldOut), 8.0);
+  EXPECT_LE(s.worstStep(), 15.0);
+  EXPECT_LE(results::median(s.memory), 5.0);
+  EXPECT_LE(s.worstMemory(), 6.0);  // the eager loss's fp32 gradient of the logits is in the timeline
+}
+
+// The padded vocabulary on a second host. Its GPU-bound rows come out 9-22% slow: the eager
+// element-wise traffic (2x fused, an estimate the published FSDP rows agree with) is 1.4x in a
+// profile of the GPT-2 micro-batch 16 step (docs/training.md). Issue 14's step max is not met
+// here; the bounds below guard against getting worse.
+TEST(OwnRuns, EagerPyTorchWithAPaddedVocabularyOnASecondHost) {
+  const Host second = predictHost("torch_step_h100_host2.jsonl");
+  ASSERT_EQ(second.rows.size(), 12u);
+  const Summary s = summarise("second host", second);
+  EXPECT_GT(second.dispatchUs, loadCluster("dgx-h100").gpu.step.eagerDispatchUs);  // its CPU dispatched slower
+  EXPECT_LE(results::median(s.heldOut), 9.0);
+  EXPECT_LE(s.worstStep(), 23.0);
+  EXPECT_LE(results::median(s.memory), 5.0);
+  EXPECT_LE(s.worstMemory(), 6.0);
+}
+
+// The eager loss's fp32 gradient of the logits is alive beside everything the forward kept: the
+// measured peak of GPT-2 at micro-batch 16 is 14.51 GiB; without it the timeline's peak misses
+// by 3 GiB (4 bytes per logit).
+TEST(OwnRuns, TheEagerLossGradientIsInThePeak) {
+  Row eager{"gpt2", 16, loadModel("gpt2").vocab};
+  predict(eager, jobCluster(loadCluster("dgx-h100"), 1));
+  EXPECT_NEAR(eager.predictedMemory / (1 << 30), 14.51, 14.51 * 0.03);
+  const ModelCard model = loadModel("gpt2");
+  Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
+  TrainConfig fused = eagerOnOneGpu(model, 16, 1024, job);
+  fused.execution = Execution::Fused;
+  TrainingPricer pricer(job);
+  const TrainingEstimate e = estimateTraining(model, fused, pricer);
+  const double logitsGradient = 16.0 * 1024 * model.vocab * 4;
+  EXPECT_NEAR(eager.predictedMemory - (e.memory.total - e.memory.frameworkBytes), logitsGradient, 0.01 * logitsGradient);
 }
 
 // Without the fitted dispatch cost (the description's earlier estimate, 8 us an operator), the
@@ -115,9 +195,9 @@ TEST(OwnRuns, TheCpuBoundStepNeedsTheDispatchCost) {
 }
 
 // GPT-2's 50,257-token vocabulary puts its logits' GEMMs off 16-byte alignment. Priced as aligned
-// (unaligned_gemm_slowdown 1), the GPU-bound GPT-2 rows come out 20-30% fast and fail the 15% bound;
-// padded as nanoGPT pads it (--vocab-multiple 64), the same step is predicted 20% shorter, the
-// speed-up nanoGPT reports for that padding.
+// (unaligned_gemm_slowdown 1), the GPU-bound GPT-2 micro-batch 16 row comes out more than 15% fast
+// and fails the bound; padded as nanoGPT pads it (--vocab-multiple 64), the same step is predicted
+// at least 15% shorter (measured: 78.3 -> 51.4 ms, the second host's padded row).
 TEST(OwnRuns, TheUnpaddedVocabularyCostsItsGemms) {
   const ModelCard model = loadModel("gpt2");
   Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
