@@ -88,6 +88,23 @@ TEST(TrainingRecord, PytorchTraceComputeExposedAndHiddenCommunication) {
   EXPECT_EQ(renamed.parts.count("hidden_comm_fraction"), 0u);
 }
 
+// A real Kineto trace, trimmed: two steps of eager GPT-2 (micro-batch 16) on an H100 as
+// scripts/torch_step.py --profile wrote it (PyTorch 2.11, 2026-11-26), every event kept as written
+// but only each step's first 30 kernels, three cpu_ops and the metadata (the whole trace:
+// results/measured/gpu-1x-nvidia-h100/vocab/trace_gpt2_mb16_v64.json.gz).
+TEST(TrainingRecord, RealPytorchTraceFromAnH100) {
+  const TrainingMeasurement m = readTraining(kData + "pytorch_trace_h100.json");
+  EXPECT_EQ(m.format, "pytorch-trace");
+  ASSERT_EQ(m.steps.size(), 2u);  // ProfilerStep#1 and #2; their gpu_user_annotation twins are not steps
+  EXPECT_EQ(m.steps[0].index, 1);
+  EXPECT_NEAR(*m.steps[0].seconds, 0.051005776, 1e-9);  // Kineto's timestamps are epoch microseconds: ns rounding
+  EXPECT_NEAR(*m.steps[1].seconds, 0.052059501, 1e-9);
+  // The kernels' union per step (1130.909 and 1128.926 us; no NCCL kernel on one GPU).
+  EXPECT_NEAR(m.parts.at("compute"), (1130.9091796875 + 1128.92578125) / 2 * 1e-6, 1e-9);
+  EXPECT_EQ(m.parts.at("exposed_comm"), 0);
+  EXPECT_EQ(m.parts.count("hidden_comm_fraction"), 0u);
+}
+
 TEST(TrainingRecord, TorchMemoryStats) {
   const TrainingMeasurement m = readTraining(kData + "memory_stats.json");
   EXPECT_EQ(m.format, "torch-memory-stats");
