@@ -275,7 +275,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           t.memoryBytes = layer.logitsBackwardBytes;
           // Eager PyTorch's loss backward writes the logits' gradient as a new fp32 tensor while
           // the saved logits are still alive (measured: the backward's peak is the forward's end
-          // plus 4 bytes per logit, docs/training.md "Memory"); a fused loss writes it in place.
+          // plus 4 bytes per logit, docs/training.md "Memory of the eager loss"); a fused loss writes it in place.
           const double logits = static_cast<double>(c.microBatch) * c.seq * model.vocab / c.tp;
           const double gradient = c.execution == Execution::Eager ? 4 * logits : 0.0;
           t.allocatesBytes = gradient;

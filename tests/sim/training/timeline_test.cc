@@ -159,6 +159,33 @@ TEST(Timeline, EagerExecutionAndLaunchesCostOverhead) {
   EXPECT_GE(fused.estimate.step.overhead, 16 * 12 * (layer.forwardKernels + layer.backwardKernels) * 4e-6 * 0.999);
 }
 
+// Eager PyTorch's CPU runs ahead of the GPU: GPT-2 at micro-batch 4 with its unaligned vocabulary
+// dispatches its forward layers slower than the GPU runs them (the GPU waits), but the logits'
+// long GEMMs let the CPU get ahead, so the backward layers, CPU-bound on their own too, do not
+// wait at all; priced task by task (each the slower of its dispatch and its GPU time) they would.
+TEST(Timeline, EagerDispatchRunsAheadDuringLongKernels) {
+  const ModelCard m = gpt(768, 12, 12, 50257);
+  const Cluster one = nodes("dgx-h100", 1);
+  TrainConfig c = config(1, 4, 1024);
+  c.microBatch = 4;  // one micro-batch
+  c.precision = Precision::Mixed;
+  c.execution = Execution::Eager;
+  const Simulated s = run(m, c, one);
+  const double launchUs = one.gpu.step.kernelLaunchUs, dispatchUs = one.gpu.step.eagerDispatchUs;
+  int forwardWaits = 0, backwardWaits = 0, backwardCpuBound = 0;
+  for (const Task& t : s.graph.tasks) {
+    if (t.stream != StreamKind::Compute || t.layer < 0) continue;
+    const double wait = t.overheadSeconds - t.kernels * launchUs * 1e-6;
+    const double gpu = t.seconds - t.overheadSeconds;
+    if (t.pass == Pass::Forward && wait > 1e-9) ++forwardWaits;
+    if (t.pass == Pass::Backward && wait > 1e-9) ++backwardWaits;
+    if (t.pass == Pass::Backward && t.kernels * dispatchUs * 1e-6 > gpu + t.kernels * launchUs * 1e-6) ++backwardCpuBound;
+  }
+  EXPECT_GE(forwardWaits, 10);      // the CPU is behind through the forward layers
+  EXPECT_EQ(backwardCpuBound, 12);  // each backward layer alone dispatches slower than it runs ...
+  EXPECT_EQ(backwardWaits, 0);      // ... yet none waits: the CPU got ahead during the logits
+}
+
 TEST(Timeline, ZeroThreePrefetchTradesMemoryForTime) {
   const ModelCard m = gpt(6144, 40, 48);
   const Cluster sixteen = withoutStepKnobs(nodes("dgx-a100", 2));
