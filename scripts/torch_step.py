@@ -96,42 +96,45 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     idx = torch.randint(0, card["vocab_size"], (args.micro_batch, seq), device=dev)
     gib = 2**30
-    phases = {}
 
-    def mark(name, held=None):
-        # The peak since the last mark, and what is allocated at this point.
-        torch.cuda.synchronize()
-        phases[name + "_peak_gib"] = round(torch.cuda.max_memory_allocated() / gib, 3)
-        if held:
-            phases[held + "_gib"] = round(torch.cuda.memory_allocated() / gib, 3)
-        torch.cuda.reset_peak_memory_stats()
-
-    times = []
-    peak = 0
-    for i in range(args.w + args.n + 1):
-        last = i == args.w + args.n  # one more step, untimed, measured phase by phase
-        torch.cuda.synchronize()
-        if last:
-            peak = torch.cuda.max_memory_allocated()
-            torch.cuda.reset_peak_memory_stats()
-            phases["step_start_gib"] = round(torch.cuda.memory_allocated() / gib, 3)
-        t0 = time.perf_counter()
+    def step(phase_done=lambda name: None):
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = model(idx, idx)
-        if last:
-            mark("forward", "after_forward")
+        phase_done("forward")
         loss.backward()
-        if last:
-            mark("backward", "after_backward")
+        phase_done("backward")
         opt.step()
         opt.zero_grad(set_to_none=True)
-        if last:
-            mark("optimizer")
+        phase_done("optimizer")
+
+    times = []
+    for i in range(args.w + args.n):
         torch.cuda.synchronize()
-        if args.w <= i < args.w + args.n:
+        t0 = time.perf_counter()
+        step()
+        torch.cuda.synchronize()
+        if i >= args.w:
             times.append((time.perf_counter() - t0) * 1e3)
         if i == args.w - 1:
             torch.cuda.reset_peak_memory_stats()
+    peak = torch.cuda.max_memory_allocated()
+
+    # One more step, untimed, measured phase by phase: the peak since the last phase ended, and
+    # what is held after forward and after backward.
+    phases = {}
+
+    def mark(name):
+        torch.cuda.synchronize()
+        phases[name + "_peak_gib"] = round(torch.cuda.max_memory_allocated() / gib, 3)
+        if name != "optimizer":
+            phases["after_" + name + "_gib"] = round(torch.cuda.memory_allocated() / gib, 3)
+        torch.cuda.reset_peak_memory_stats()
+
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    phases["step_start_gib"] = round(torch.cuda.memory_allocated() / gib, 3)
+    step(mark)
+
     if args.profile:
         from torch.profiler import ProfilerActivity, profile, schedule
         # The trace is written when the schedule's active steps end (the profiler drops the
@@ -140,11 +143,7 @@ def main():
                      schedule=schedule(wait=0, warmup=1, active=2, repeat=1),
                      on_trace_ready=lambda p: p.export_chrome_trace(args.profile)) as prof:
             for _ in range(3):
-                with torch.autocast("cuda", dtype=torch.bfloat16):
-                    loss = model(idx, idx)
-                loss.backward()
-                opt.step()
-                opt.zero_grad(set_to_none=True)
+                step()
                 torch.cuda.synchronize()
                 prof.step()
     print(json.dumps({

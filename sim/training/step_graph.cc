@@ -198,6 +198,14 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   using PassKey = std::tuple<int, int, int>;  // stage, micro-batch, chunk
   std::map<PassKey, int> forwardSend, backwardSend, forwardFirst, backwardFirst;
   const bool reducesEveryMicroBatch = c.sharding == StateSharding::OptimizerGradients;  // ZeRO-2 keeps only its shard
+  // A micro-batch's logits on the last stage (b x s x V/t): 16-bit values plus an fp32 copy for the
+  // softmax and loss, from the logits' forward to their backward. Eager PyTorch's loss backward
+  // also writes their gradient as a new fp32 tensor while those are alive (measured: the backward's
+  // peak is the forward's end plus 4 bytes per logit, docs/training.md "Memory of the eager loss");
+  // a fused loss writes it in place.
+  const double logits = static_cast<double>(c.microBatch) * c.seq * model.vocab / c.tp;
+  const double savedLogitsBytes = logits * (2 + 4);
+  const double logitsGradientBytes = c.execution == Execution::Eager ? 4 * logits : 0.0;
   for (int s = 0; s < p; ++s) {
     StageBuilder stage(g, s);
     clocks = DispatchClocks{};
@@ -261,8 +269,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           Task t = computeTask(Pass::Forward, mb, -1, layer.logitsForward, 3, 0, fmt::format("logits+loss mb{}", mb));
           t.gemmSet = kLogitsGemms;
           t.memoryBytes = layer.logitsForwardBytes;
-          // Logits: 16-bit values plus an fp32 copy for the softmax and loss, and their gradient.
-          t.allocatesBytes = static_cast<double>(c.microBatch) * c.seq * model.vocab * (2 + 4) / c.tp;
+          t.allocatesBytes = savedLogitsBytes;
           lastCompute = stage.add(std::move(t));
         } else if (p > 1) {
           lastCompute = stage.add(pipeSend(Pass::Forward, mb, "activations"));
@@ -273,13 +280,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           Task t = computeTask(Pass::Backward, mb, -1, layer.logitsBackward, 3, 0, fmt::format("logits backward mb{}", mb));
           t.gemmSet = kLogitsBackwardGemms;
           t.memoryBytes = layer.logitsBackwardBytes;
-          // Eager PyTorch's loss backward writes the logits' gradient as a new fp32 tensor while
-          // the saved logits are still alive (measured: the backward's peak is the forward's end
-          // plus 4 bytes per logit, docs/training.md "Memory of the eager loss"); a fused loss writes it in place.
-          const double logits = static_cast<double>(c.microBatch) * c.seq * model.vocab / c.tp;
-          const double gradient = c.execution == Execution::Eager ? 4 * logits : 0.0;
-          t.allocatesBytes = gradient;
-          t.freesBytes = logits * (2 + 4) + gradient;
+          t.allocatesBytes = logitsGradientBytes;
+          t.freesBytes = savedLogitsBytes + logitsGradientBytes;
           lastCompute = stage.add(std::move(t));
           backwardFirst[{s, mb, pass.chunk}] = lastCompute;
         }
