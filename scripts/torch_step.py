@@ -92,7 +92,8 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = True
     dev = "cuda"
     vocab = -(-card["vocab_size"] // args.vocab_multiple) * args.vocab_multiple
-    model = Gpt(card, seq, vocab).to(dev)
+    with torch.device(dev):  # built on the GPU: a 2.7B model's initialisation on the CPU takes longer than its run
+        model = Gpt(card, seq, vocab)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     idx = torch.randint(0, card["vocab_size"], (args.micro_batch, seq), device=dev)
     gib = 2**30

@@ -79,9 +79,12 @@ struct KernelCounts {
   int forward, backward;
   double elementwiseTraffic;  // memory traffic of the element-wise work relative to fused kernels
 };
+// Eager's element-wise traffic, 1.3x the fused kernels': the element-wise kernel time of profiled
+// eager steps on an H100 (PyTorch 2.11; widths 768-4096, less the logits chain and the weight
+// casts) is 1.20-1.43x the fused bytes at the memory bandwidth (docs/training.md).
 KernelCounts kernelCounts(Execution execution, bool flashAttention) {
   const int attention = flashAttention ? 1 : 5;  // fused attention, or two batched GEMMs + scale, mask/softmax, dropout
-  if (execution == Execution::Eager) return {17 + attention, 34 + 2 * attention, 2.0};
+  if (execution == Execution::Eager) return {17 + attention, 34 + 2 * attention, 1.3};
   return {7 + attention, 14 + 2 * attention, 1.0};
 }
 
@@ -148,12 +151,18 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   stored.recompute = Recompute::None;
   stored.flashAttention = true;
   const double elementwise = kernels.elementwiseTraffic * 2 * activationBytesPerLayer(m, stored) / memoryBandwidth;
-  t.forward = projections + attention + elementwise;
-  t.forwardMemoryBytes = elementwise * memoryBandwidth;
+  // Eager PyTorch under autocast keeps fp32 weights: each forward casts them to bf16 (4 bytes read,
+  // 2 written) and each backward casts their bf16 gradients to fp32 (2 read, 4 written). Sharded
+  // weights (ZeRO-3, FSDP) are cast on the shard before the gather: a 1/dp share, left out.
+  const bool castsWeights = c.execution == Execution::Eager && c.precision == Precision::Mixed &&
+                            c.sharding != StateSharding::Everything && c.sharding != StateSharding::EverythingWithinNode;
+  const double casts = castsWeights ? 6.0 * m.layerParameters() / tp / memoryBandwidth : 0;
+  t.forward = projections + attention + elementwise + casts;
+  t.forwardMemoryBytes = (elementwise + casts) * memoryBandwidth;
   // Backward: twice the forward's GEMMs (input and weight gradients); a fused attention
   // recomputes its scores (2.5x its forward); element-wise kernels about twice.
   const double attentionBackward = c.flashAttention ? 2.5 * attention : 2 * attention;
-  t.backward = 2 * projections + attentionBackward + 2 * elementwise;
+  t.backward = 2 * projections + attentionBackward + 2 * elementwise + casts;
   t.forwardKernels = kernels.forward;
   t.backwardKernels = kernels.backward;
   if (c.recompute == Recompute::Full) t.recompute = t.forward, t.recomputeKernels = kernels.forward;

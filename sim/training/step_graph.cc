@@ -420,6 +420,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.pass = Pass::Step;
       t.kernels = (eager ? 7 : 1) * chunks;
       t.parameters = updated;
+      // Foreach Adam holds one fp32 temporary the size of the parameters (the denominator,
+      // sqrt(v) + eps) while it runs: measured 4 bytes per parameter above the held gradients.
+      if (eager && c.optimizer == Optimizer::Adam) t.allocatesBytes = t.freesBytes = 4.0 * updated;
       const double kernelSeconds = updated * bytesPerParameter / bandwidth;
       t.overheadSeconds = overhead(t.kernels, kernelSeconds);
       t.seconds = kernelSeconds + t.overheadSeconds;

@@ -1,16 +1,19 @@
-// The step timeline against our own measured runs: eager PyTorch's GPT-2 training step on one H100
+// The step timeline against our own measured runs: eager PyTorch's GPT training step on one H100
 // (scripts/torch_step.py on the device machine, 2026-11-26; tests/data/training/own/, raw outputs
-// in results/measured/gpu-1x-nvidia-h100/). Two hosts, each predicted with the dgx-h100 preset and
-// --execution eager, no per-row constant:
+// and profiles in results/measured/gpu-1x-nvidia-h100/). Four hosts, each predicted with the
+// dgx-h100 preset and --execution eager, no per-row constant:
 //   torch_step_h100.jsonl        11 model x micro-batch points, GPT-2's vocabulary as it is;
 //   torch_step_h100_host2.jsonl  12 points on another machine, 11 of them with the vocabulary
-//                                padded to 50,304 (--vocab-multiple 64), the twelfth unpadded.
+//                                padded to 50,304 (--vocab-multiple 64), the twelfth unpadded;
+//   torch_step_h100_host3.jsonl  10 points: GPT-3 1.3B and 2.7B widths at sequence 2048;
+//   torch_step_h100_host4.jsonl  10 points: widths 1600-8192 (cards/ holds the cut-down models).
 // One constant is fitted per host, as a user calibrates a machine: eager_dispatch_us (the host
 // CPU's cost per operator) on that host's GPT-2 micro-batch 1 unpadded row, whose step is the
 // CPU's dispatch; the test fits it itself, and the preset carries the first host's value. Every
 // other row is held out. The GPU's constants (GEMM efficiency, unaligned_gemm_slowdown, the flash
-// kernel's efficiency) come from timings of single kernels, not from these rows (docs/training.md,
-// "Eager PyTorch on one H100").
+// kernel's efficiency) come from timings of single kernels, and the eager element-wise traffic
+// and weight casts from kernel times in profiled steps, not from these step times
+// (docs/training.md, "Eager PyTorch on one H100").
 
 #include <gtest/gtest.h>
 
@@ -32,6 +35,7 @@ struct Row {
   std::string model;
   int microBatch = 0;
   int vocab = 0;
+  int seq = 1024;
   double measuredStep = 0, predictedStep = 0;      // seconds
   double measuredMemory = 0, predictedMemory = 0;  // bytes
   bool fit = false;
@@ -54,10 +58,16 @@ TrainConfig eagerOnOneGpu(const ModelCard& model, int microBatch, int seq, const
   return c;
 }
 
+// The models cut to a few layers have their cards beside the rows.
+std::string ownCard(const std::string& model) {
+  const std::string beside = std::string(CCLAB_TEST_DATA) + "/training/own/cards/" + model + ".json";
+  return std::ifstream(beside).good() ? beside : model;
+}
+
 void predict(Row& r, const Cluster& job, Execution execution = Execution::Eager) {
-  ModelCard model = loadModel(r.model);
+  ModelCard model = loadModel(ownCard(r.model));
   model.vocab = r.vocab;
-  TrainConfig c = eagerOnOneGpu(model, r.microBatch, 1024, job);
+  TrainConfig c = eagerOnOneGpu(model, r.microBatch, r.seq, job);
   c.execution = execution;
   TrainingPricer pricer(job);
   const TrainingEstimate e = estimateTraining(model, c, pricer);
@@ -83,8 +93,8 @@ Host predictHost(const std::string& file) {
     Row r;
     r.model = j.at("model").get<std::string>();
     r.microBatch = j.at("micro_batch").get<int>();
-    r.vocab = j.contains("vocab") ? j.at("vocab").get<int>() : loadModel(r.model).vocab;
-    EXPECT_EQ(j.at("seq").get<int>(), 1024);
+    r.vocab = j.contains("vocab") ? j.at("vocab").get<int>() : loadModel(ownCard(r.model)).vocab;
+    r.seq = j.at("seq").get<int>();
     r.measuredStep = j.at("step_ms_median").get<double>() / 1e3;
     r.measuredMemory = j.at("peak_allocated_gib").get<double>() * (1 << 30);
     r.fit = r.model == "gpt2" && r.microBatch == 1 && r.vocab == loadModel("gpt2").vocab;
@@ -135,32 +145,43 @@ Summary summarise(const std::string& name, const Host& host) {
   return s;
 }
 
-TEST(OwnRuns, EagerPyTorchOnOneH100) {
-  const Host first = predictHost("torch_step_h100.jsonl");
-  ASSERT_EQ(first.rows.size(), 11u);
-  const Summary s = summarise("first host", first);
-  // The preset carries this host's fit.
-  EXPECT_NEAR(first.dispatchUs, loadCluster("dgx-h100").gpu.step.eagerDispatchUs, 0.5);
-  // Issue 14's targets: step median 8%, max 15%, peak memory median 5%.
-  EXPECT_LE(results::median(s.heldOut), 8.0);
-  EXPECT_LE(s.worstStep(), 15.0);
-  EXPECT_LE(results::median(s.memory), 5.0);
-  EXPECT_LE(s.worstMemory(), 6.0);  // the eager loss's fp32 gradient of the logits is in the timeline
+// Issue 14's targets on a host's held-out rows: step median 8%, max 15%, peak memory median 5%;
+// and no peak further off than `worstMemory` percent.
+Host expectTargets(const std::string& name, const std::string& file, std::size_t rows, double worstMemory) {
+  const Host host = predictHost(file);
+  EXPECT_EQ(host.rows.size(), rows) << file;
+  const Summary s = summarise(name, host);
+  EXPECT_LE(results::median(s.heldOut), 8.0) << name;
+  EXPECT_LE(s.worstStep(), 15.0) << name;
+  EXPECT_LE(results::median(s.memory), 5.0) << name;
+  EXPECT_LE(s.worstMemory(), worstMemory) << name;
+  return host;
 }
 
-// The padded vocabulary on a second host. Its GPU-bound rows come out 9-22% slow: the eager
-// element-wise traffic (2x fused, an estimate the published FSDP rows agree with) is 1.4x in a
-// profile of the GPT-2 micro-batch 16 step (docs/training.md). Issue 14's step max is not met
-// here; the bounds below guard against getting worse.
+TEST(OwnRuns, EagerPyTorchOnOneH100) {
+  // The eager loss's fp32 gradient of the logits is in the timeline: every peak within 6%.
+  const Host first = expectTargets("first host", "torch_step_h100.jsonl", 11, 6.0);
+  // The preset carries this host's fit.
+  EXPECT_NEAR(first.dispatchUs, loadCluster("dgx-h100").gpu.step.eagerDispatchUs, 0.5);
+}
+
+// The padded vocabulary on a second host, whose CPU dispatched slower.
 TEST(OwnRuns, EagerPyTorchWithAPaddedVocabularyOnASecondHost) {
-  const Host second = predictHost("torch_step_h100_host2.jsonl");
-  ASSERT_EQ(second.rows.size(), 12u);
-  const Summary s = summarise("second host", second);
-  EXPECT_GT(second.dispatchUs, loadCluster("dgx-h100").gpu.step.eagerDispatchUs);  // its CPU dispatched slower
-  EXPECT_LE(results::median(s.heldOut), 9.0);
-  EXPECT_LE(s.worstStep(), 23.0);
-  EXPECT_LE(results::median(s.memory), 5.0);
-  EXPECT_LE(s.worstMemory(), 6.0);
+  const Host second = expectTargets("second host", "torch_step_h100_host2.jsonl", 12, 6.0);
+  EXPECT_GT(second.dispatchUs, loadCluster("dgx-h100").gpu.step.eagerDispatchUs);
+}
+
+// A third host: its dispatch row, two rows the other hosts measured too, and GPT-3's 1.3B and
+// 2.7B widths (2048 and 2560, sequence 2048) at micro-batches 1-8, the vocabulary padded. The
+// worst peak, GPT-3 1.3B at micro-batch 2, is predicted 7.6% high.
+TEST(OwnRuns, EagerPyTorchAtGpt3WidthsOnAThirdHost) {
+  expectTargets("third host", "torch_step_h100_host3.jsonl", 10, 8.0);
+}
+
+// A fourth host: widths 1600-8192 (GPT-2 XL, GPT-3 2.7B, and GPTs of widths 4096 and 8192 cut to
+// 8 and 2 layers to fit one GPU), the rows whose profiled steps gave the element-wise traffic.
+TEST(OwnRuns, EagerPyTorchAtWidthsUpTo8192OnAFourthHost) {
+  expectTargets("fourth host", "torch_step_h100_host4.jsonl", 10, 8.0);
 }
 
 // The eager loss's fp32 gradient of the logits is alive beside everything the forward kept: the
@@ -175,6 +196,41 @@ TEST(OwnRuns, TheEagerLossGradientIsInThePeak) {
   EXPECT_NEAR(eager.predictedMemory / (1 << 30), 14.51, 14.51 * 0.03);
   const double logitsGradient = 16.0 * 1024 * vocab * 4;
   EXPECT_NEAR(eager.predictedMemory - fused.predictedMemory, logitsGradient, 0.01 * logitsGradient);
+}
+
+// Foreach Adam's fp32 temporary (the denominator, 4 bytes a parameter) sets the peak of a model
+// whose parameters outweigh its activations: GPT of width 8192 cut to 2 layers, micro-batch 1,
+// peaks inside the optimizer step at 38.06 GiB (fourth host). Without it the peak is 20% short.
+TEST(OwnRuns, TheForeachAdamTemporaryIsInThePeak) {
+  const Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
+  Row r{"gpt-w8192-l2", 1, 50304};
+  r.seq = 2048;
+  predict(r, job);
+  const double measured = 38.056 * (1 << 30);
+  const double temporary = 4.0 * loadModel(ownCard(r.model)).parameters();
+  EXPECT_NEAR(r.predictedMemory / measured, 1.0, 0.03);
+  EXPECT_LT((r.predictedMemory - temporary) / measured, 0.85);
+}
+
+// Autocast's weight casts (fp32 -> bf16 in forward, the bf16 gradients -> fp32 in backward: 12
+// bytes a parameter) are 8% of the same model's step, 110.0 ms measured: priced within 5%,
+// without them 12% short. Sharded weights (FSDP) are cast on the shard: not charged.
+TEST(OwnRuns, TheWeightCastsAreInTheEagerStep) {
+  const Cluster job = jobCluster(loadCluster("dgx-h100"), 1);
+  const ModelCard model = loadModel(ownCard("gpt-w8192-l2"));
+  TrainConfig c = eagerOnOneGpu(model, 1, 2048, job);
+  const LayerTimes unsharded = layerTimes(model, c, job);
+  c.sharding = StateSharding::Everything;
+  const LayerTimes sharded = layerTimes(model, c, job);
+  const double bandwidth = job.gpu.memoryBandwidthGBps * 1e9 * job.gpu.memoryEfficiency;
+  const double casts = 12.0 * static_cast<double>(model.layerParameters()) / bandwidth;
+  EXPECT_NEAR(unsharded.forward + unsharded.backward - sharded.forward - sharded.backward, casts, 1e-9);
+  Row r{"gpt-w8192-l2", 1, 50304};
+  r.seq = 2048;
+  predict(r, job);
+  const double measured = 0.10996;
+  EXPECT_NEAR(r.predictedStep / measured, 1.0, 0.05);
+  EXPECT_LT((r.predictedStep - model.layers * casts) / measured, 0.9);
 }
 
 // Without the fitted dispatch cost (the description's earlier estimate, 8 us an operator), the
