@@ -237,6 +237,12 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_GE(preHopperWithinFifteen, kPreHopperRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
   EXPECT_LE(results::median(bySplit["holdout"]), 6.5);
+  // Outside that table the held-out median is 5.4% (6.0% before the eager step was measured).
+  std::vector<double> otherHeldOut;
+  for (const Prediction& p : rows) {
+    if (p.split == "holdout" && !preHopperSoftwareOnH100(p.id)) otherHeldOut.push_back(std::abs(100 * p.error()));
+  }
+  EXPECT_LE(results::median(otherHeldOut), 5.5);
   // Without the interference the fit row asks for, the FSDP rows come out too fast again: the
   // check can fail.
   int fsdpWithinTen = 0;
