@@ -16,6 +16,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "collectives/errors.h"
 #include "results/error_summary.h"
