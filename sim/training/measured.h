@@ -23,7 +23,8 @@ struct MeasuredRow {
 // times; compute and exposed communication (tensor, pipeline, data-parallel and sharded
 // together, which a profiler sees as NCCL kernels alone) and the hidden share of data-parallel
 // communication when it has them (a PyTorch trace, ccbench train); TFLOP/s per GPU (hardware
-// FLOPs) when the source prints it; peak memory per GPU against the peak allocated.
+// FLOPs) when the source prints it; peak memory per GPU against the peak allocated (not against
+// ccbench train's CPU records, whose peak is the process's RSS).
 std::vector<MeasuredRow> compareWithMeasurement(const TrainingEstimate& predicted, const results::TrainingMeasurement& measured,
                                                 int warmup);
 

@@ -134,6 +134,29 @@ TEST_F(Ccsim, TrainComparesItsPredictionWithAMeasuredRun) {
   EXPECT_NE(text.out.find("hidden communication"), std::string::npos) << text.out;
 }
 
+// A ccbench train record from the CPU holds its process's RSS, not a training peak: no memory row.
+// The same record from a GPU (device memory in use) gets one.
+TEST_F(Ccsim, TrainComparesNoPeakMemoryWithACpuRecordsRss) {
+  const std::string settings = R"({"model": "gpt2", "cluster": "dgx-a100", "gpus": 1, "global-batch": 8, "micro-batch": 8})";
+  auto record = [&](const char* name, const char* run) {
+    return file(name, fmt::format(R"({{"schema": "cclab.training", "version": 1, "format": "cclab", "peak_allocated_bytes": 98566144,
+        "steps": [{{"index": 0, "seconds": 0.5}}, {{"index": 1, "seconds": 0.4}}], "settings": {}, "run": {}}})", settings, run));
+  };
+  auto rows = [&](const std::string& path) {
+    const Outcome run = ccsim("train --plan " + file("plan.json", settings) + " --compare " + path + " --json");
+    EXPECT_EQ(run.exitCode, 0) << run.err;
+    const results::Json j = results::Json::parse(run.out);
+    std::vector<std::string> what;
+    for (const results::Json& r : j.at("measured").at("rows")) what.push_back(r.at("what"));
+    return what;
+  };
+  const std::vector<std::string> stepOnly = {"step time (median)"};
+  EXPECT_EQ(rows(record("cpu.json", R"({"tool": "ccbench train", "memory": "RSS"})")), stepOnly);
+  EXPECT_EQ(rows(record("cpu_old.json", R"({"tool": "ccbench train", "cpu": "AMD EPYC"})")), stepOnly);
+  const std::vector<std::string> withMemory = {"step time (median)", "peak memory per GPU"};
+  EXPECT_EQ(rows(record("gpu.json", R"({"tool": "ccbench train", "device": "cuda:0", "memory": "device memory in use"})")), withMemory);
+}
+
 // calibrate --training fits the step model's interference to measured steps and writes it into the
 // cluster's GPU; the fitted cluster then predicts those steps.
 TEST_F(Ccsim, CalibrateFitsTheStepModelToTrainingRecords) {
