@@ -7,12 +7,19 @@
 # The cluster is the collective calibration of this machine (fitted_np2_np4.json): the step model
 # then prices the same collectives ccbench measured. docs/performance.md reads the results.
 #
-# Usage: scripts/measure_train.sh <machine-name> [cluster.json]   (after scripts/test.sh or demo.sh built it)
+# Usage: scripts/measure_train.sh <machine-name> [cluster.json] [out-folder]   (after scripts/test.sh or
+# demo.sh built it; CCBENCH=<path> runs another build's ccbench)
+# ROUNDS=k (k > 1) measures the gemm layouts k times over, one after the other in each round (a
+# machine whose speed drifts over minutes then drifts under every layout alike), records named
+# <layout>_gemm_r<round>.json, each round after the GEMM benchmark (cpu_gemm_bench_r<round>.json)
+# so the drift shows; no sleep or balanced runs. scripts/train_accuracy.sh takes the median over
+# the rounds.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-machine=${1:?usage: $0 <machine-name> [cluster.json]}
+machine=${1:?usage: $0 <machine-name> [cluster.json] [out-folder]}
 cluster=${2:-results/measured/$machine/fitted_np2_np4.json}
-out="results/measured/$machine/train"
+out=${3:-results/measured/$machine/train}
+ccbench=${CCBENCH:-build/bin/ccbench}
 mkdir -p "$out"
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 model="--model gpt2 --cluster $cluster --precision fp32 --scale 8 --micro-batch 2 --flash-attention off"
@@ -32,6 +39,25 @@ layouts=(
   "tp2            2 --global-batch 8 --tp 2"
   "tp2_pp2        4 --global-batch 16 --tp 2 --pp 2"
 )
+rounds=${ROUNDS:-1}
+if [ "$rounds" -gt 1 ]; then
+  gemm_bench=${GEMM_BENCH:-$(dirname "$ccbench")/../benchmarks/cpu_gemm_bench}
+  for round in $(seq "$rounds"); do
+    echo "== round $round: GEMM peak"
+    "$gemm_bench" --benchmark_filter=Peak --benchmark_min_time=0.2 --benchmark_out="$out/cpu_gemm_bench_r$round.json" \
+      --benchmark_out_format=json | grep Peak
+    for entry in "${layouts[@]}"; do
+      read -r name ranks layout <<<"$entry"
+      echo "== $name (gemm, round $round)"
+      # shellcheck disable=SC2086 # word lists
+      mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
+        "$ccbench" train $model $layout --compute gemm -w 2 -n 8 -T 120 \
+        -J "$out/${name}_gemm_r$round.json" > "$out/${name}_gemm_r$round.txt"
+      grep "step time" "$out/${name}_gemm_r$round.txt"
+    done
+  done
+  exit 0
+fi
 # The schedules' bubble alone: stages alike (a 16-token vocabulary), compute sleeping, 8 micro-batches.
 balanced="--model tests/data/training/models/balanced-pipeline.json --cluster $cluster --precision fp32 --scale 4 --seq 256 --micro-batch 1 --global-batch 8 --dp 1"
 for schedule in gpipe 1f1b; do
@@ -39,7 +65,7 @@ for schedule in gpipe 1f1b; do
     name="balanced_${schedule}_pp${stages}_sleep"
     echo "== $name"
     # shellcheck disable=SC2086 # word lists
-    mpirun -np "$stages" --oversubscribe build/bin/ccbench train $balanced --pp "$stages" --schedule "$schedule" --compute sleep \
+    mpirun -np "$stages" --oversubscribe "$ccbench" train $balanced --pp "$stages" --schedule "$schedule" --compute sleep \
       -w 2 -n 8 -T 120 -J "$out/$name.json" > "$out/$name.txt"
   done
 done
@@ -49,7 +75,7 @@ for compute in gemm sleep; do
     echo "== $name ($compute)"
     # shellcheck disable=SC2086 # word lists
     mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
-      build/bin/ccbench train $model $layout --compute "$compute" -w 2 -n 8 -T 120 \
+      "$ccbench" train $model $layout --compute "$compute" -w 2 -n 8 -T 120 \
       -J "$out/${name}_$compute.json" > "$out/${name}_$compute.txt"
     grep "step time" "$out/${name}_$compute.txt"
   done

@@ -7,8 +7,9 @@ cd "$CCLAB_ROOT"
 
 # g++ also brings GCC's sanitizer runtimes for scripts/sanitize.sh (libasan8, liblsan0, libubsan1,
 # libtsan2: dependencies of gcc-12's libgcc-12-dev on Debian 12), so they need no entry here.
+# python3: scripts/train_accuracy.sh and the training-step checks that run it.
 CCLAB_PACKAGES=(
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git python3
   libopenmpi-dev openmpi-bin
   libcli11-dev nlohmann-json3-dev libfmt-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -2,35 +2,47 @@
 # Every ccbench train record in a folder beside ccsim's prediction of it: the median measured step,
 # the step ccsim train predicts for the record's own settings on `cluster` (default: the record's),
 # the error; for pipelines run with --compute sleep, the measured bubble (share of the step) beside
-# the predicted one and (p-1)/(m+p-1).
+# the predicted one and (p-1)/(m+p-1). Records of several rounds (<name>_r<k>.json, from
+# ROUNDS=k scripts/measure_train.sh) make one row: the median of the rounds' medians, and the
+# rounds' spread ((max - min) / median of their medians).
 # Usage: scripts/train_accuracy.sh <records-folder> [cluster.json]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 folder=${1:?usage: $0 <records-folder> [cluster.json]}
 cluster=${2:-}
 ccsim=${CCSIM:-build/bin/ccsim}  # another build: CCSIM=build-dev/bin/ccsim
-printf '%-28s %10s %10s %8s %8s %8s %8s\n' record measured_s predicted_s error bubble predicted theory
-for record in "$folder"/*_gemm.json "$folder"/*_sleep.json; do
-  plan=$(mktemp)
-  python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['settings']))" "$record" > "$plan"
-  "$ccsim" train --plan "$plan" ${cluster:+--cluster "$cluster"} --json > "$plan.out"
-  python3 - "$record" "$plan.out" <<'PY'
-import json, statistics, sys
-record = sys.argv[1]
-estimate = json.load(open(sys.argv[2]))
-predicted = estimate["step_time_s"]["total"]
-d = json.load(open(record))
-steps = [s["seconds"] for s in d["steps"]]
-measured = statistics.median(steps)
-s = d["settings"]
-bubble = simulated = theory = ""
-if d["run"]["compute"] == "sleep" and s.get("pp", 1) > 1:
-    simulated = "%.3f" % (estimate["step_time_s"]["pipeline_bubble"] / predicted)
-    p, m = s["pp"], s["global-batch"] // s["micro-batch"] // (d["ranks"] // s["pp"] // s.get("tp", 1))
-    bubble = "%.3f" % (d["step_parts_s"]["pipeline_bubble"] / statistics.mean(steps))
-    theory = "%.3f" % ((p - 1) / (m + p - 1)) if s.get("schedule") != "interleaved" else "-"
-name = record.rsplit("/", 1)[-1].removesuffix(".json")
-print("%-28s %10.4f %10.4f %+7.1f%% %8s %8s %8s" % (name, measured, predicted, 100 * (predicted / measured - 1), bubble, simulated, theory))
+python3 - "$ccsim" "$folder" "$cluster" <<'PY'
+import glob, json, os, re, statistics, subprocess, sys, tempfile
+ccsim, folder, cluster = sys.argv[1:4]
+groups = {}
+for path in sorted(glob.glob(folder + "/*_gemm*.json")) + sorted(glob.glob(folder + "/*_sleep*.json")):
+    name = os.path.basename(path).removesuffix(".json")
+    if not re.search(r"_(gemm|sleep)(_r\d+)?$", name):
+        continue
+    groups.setdefault(re.sub(r"_r\d+$", "", name), []).append(json.load(open(path)))
+rounds = max(len(records) for records in groups.values()) if groups else 1
+print("%-28s %10s %10s %8s %8s %8s %8s%s" % ("record", "measured_s", "predicted_s", "error", "bubble", "predicted", "theory",
+                                             "   rounds spread" if rounds > 1 else ""))
+for name, records in groups.items():
+    d = records[0]
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as plan:
+        json.dump(d["settings"], plan)
+        plan.flush()
+        out = subprocess.run([ccsim, "train", "--plan", plan.name, "--json"] + (["--cluster", cluster] if cluster else []),
+                             check=True, capture_output=True, text=True).stdout
+    estimate = json.loads(out)
+    predicted = estimate["step_time_s"]["total"]
+    medians = [statistics.median(s["seconds"] for s in r["steps"]) for r in records]
+    measured = statistics.median(medians)
+    s = d["settings"]
+    bubble = simulated = theory = ""
+    if d["run"]["compute"] == "sleep" and s.get("pp", 1) > 1:
+        steps = [x["seconds"] for x in d["steps"]]
+        simulated = "%.3f" % (estimate["step_time_s"]["pipeline_bubble"] / predicted)
+        p, m = s["pp"], s["global-batch"] // s["micro-batch"] // (d["ranks"] // s["pp"] // s.get("tp", 1))
+        bubble = "%.3f" % (d["step_parts_s"]["pipeline_bubble"] / statistics.mean(steps))
+        theory = "%.3f" % ((p - 1) / (m + p - 1)) if s.get("schedule") != "interleaved" else "-"
+    spread = "   %d %6.1f%%" % (len(records), 100 * (max(medians) - min(medians)) / measured) if rounds > 1 else ""
+    print("%-28s %10.4f %10.4f %+7.1f%% %8s %8s %8s%s" % (name, measured, predicted, 100 * (predicted / measured - 1), bubble, simulated,
+                                                        theory, spread))
 PY
-  rm -f "$plan" "$plan.out"
-done
