@@ -12,8 +12,9 @@ if [ "${1:-}" = --expect-miss ]; then expectMiss=1; shift; fi
 ccsim=$1 folder=$2 cluster=$3 maxMedian=$4 maxError=$5
 shift 5
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CCSIM=$ccsim "$here/../../../scripts/train_accuracy.sh" "$folder" "$cluster" | tee /dev/stderr |
-  python3 -c '
+table=$(CCSIM=$ccsim "$here/../../../scripts/train_accuracy.sh" "$folder" "$cluster") || { echo "train_accuracy.sh failed"; exit 2; }
+echo "$table"
+echo "$table" | python3 -c '
 import statistics, sys
 maxMedian, maxError, named = float(sys.argv[1]), float(sys.argv[2]), set(sys.argv[3:])
 errors = {}
