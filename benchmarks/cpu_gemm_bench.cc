@@ -3,7 +3,8 @@
 // cpu_platform.cc: C = A x B on column-major maps, one thread). Counter GFLOPs = 2mkn per second.
 //   cpu_gemm_bench --benchmark_filter=Peak     the peak (the largest of these shapes)
 //   cpu_gemm_bench --benchmark_filter=Small    the efficiency with one dimension d small
-// The efficiency at d is the slowest of the three shapes with d as m, k or n, over the peak.
+// The efficiency at d is the slower of the shapes with d as k or as n, over the peak: the step model
+// reads a GEMM's efficiency by min(k, n) (docs/training.md). SmallM shows m-small apart.
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Core>
