@@ -109,7 +109,8 @@ using GroupKey = std::tuple<std::string, int, std::string, bool>;
 
 // The link class a plan's row is fitted on: the one it uses; on shared memory a rank's own copies
 // (local, as Bruck's rotations) run on the same cores as its transfers, so they fit with intra.
-// False for plans that mix intra- and inter-node links.
+// False for plans that mix intra- and inter-node links, and elsewhere than shared memory for plans
+// that mix local copies with transfers (a GPU's rotation runs in its HBM, its transfers on the links).
 bool fitLink(const Plan& plan, bool sharedMemory, LinkClass& link) {
   const unsigned used = plan.links();
   if (std::has_single_bit(used)) {
@@ -179,7 +180,8 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
     const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace);
     LinkClass link = LinkClass::Local;
     if (!plan.empty() && !fitLink(plan, predictor.pricing().sharedMemory, link)) {
-      ++skipped["plans that use intra- and inter-node links together (used for validation only)"];
+      ++skipped["plans that use two kinds of link (intra- and inter-node; or, off shared memory, a device's own memory and its peers', "
+                "as Bruck's rotations and transfers): used for validation only"];
       continue;
     }
     Sample s;
