@@ -39,6 +39,16 @@ layouts=(
   "tp2            2 --global-batch 8 --tp 2"
   "tp2_pp2        4 --global-batch 16 --tp 2 --pp 2"
 )
+# One launch of a layout: run_layout <entry of layouts> <compute> <record name>.
+run_layout() {
+  local ranks layout
+  read -r _ ranks layout <<<"$1"
+  echo "== $3"
+  # shellcheck disable=SC2086 # word lists
+  mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
+    "$ccbench" train $model $layout --compute "$2" -w 2 -n 8 -T 120 -J "$out/$3.json" > "$out/$3.txt"
+  grep "step time" "$out/$3.txt"
+}
 rounds=${ROUNDS:-1}
 if [ "$rounds" -gt 1 ]; then
   gemm_bench=${GEMM_BENCH:-$(dirname "$ccbench")/../benchmarks/cpu_gemm_bench}
@@ -46,15 +56,7 @@ if [ "$rounds" -gt 1 ]; then
     echo "== round $round: GEMM peak"
     "$gemm_bench" --benchmark_filter=Peak --benchmark_min_time=0.2 --benchmark_out="$out/cpu_gemm_bench_r$round.json" \
       --benchmark_out_format=json | grep Peak
-    for entry in "${layouts[@]}"; do
-      read -r name ranks layout <<<"$entry"
-      echo "== $name (gemm, round $round)"
-      # shellcheck disable=SC2086 # word lists
-      mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
-        "$ccbench" train $model $layout --compute gemm -w 2 -n 8 -T 120 \
-        -J "$out/${name}_gemm_r$round.json" > "$out/${name}_gemm_r$round.txt"
-      grep "step time" "$out/${name}_gemm_r$round.txt"
-    done
+    for entry in "${layouts[@]}"; do run_layout "$entry" gemm "${entry%% *}_gemm_r$round"; done
   done
   exit 0
 fi
@@ -70,13 +72,5 @@ for schedule in gpipe 1f1b; do
   done
 done
 for compute in gemm sleep; do
-  for entry in "${layouts[@]}"; do
-    read -r name ranks layout <<<"$entry"
-    echo "== $name ($compute)"
-    # shellcheck disable=SC2086 # word lists
-    mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
-      "$ccbench" train $model $layout --compute "$compute" -w 2 -n 8 -T 120 \
-      -J "$out/${name}_$compute.json" > "$out/${name}_$compute.txt"
-    grep "step time" "$out/${name}_$compute.txt"
-  done
+  for entry in "${layouts[@]}"; do run_layout "$entry" "$compute" "${entry%% *}_$compute"; done
 done
