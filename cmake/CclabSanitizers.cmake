@@ -82,7 +82,10 @@ endfunction()
 #   TSan:  both stacks of a lock-order inversion; a report makes the process exit 66.
 # Tests labelled mpi (they run Open MPI) unwind every allocation's stack with the slow unwinder:
 # Open MPI's libraries have no frame pointers, and the suppressions need their frames. It doubles
-# the time of allocation-heavy programs, so the other tests keep the fast one.
+# the time of allocation-heavy programs, so the other tests keep the fast one. Under TSan they keep
+# the longest access history (history_size=7), so the earlier access of a race inside Open MPI
+# keeps its stack and tsan.supp can match it (with the default history it is sometimes lost, and
+# then no suppression can: tests/sanitizers/tsan.supp).
 set(CCLAB_SANITIZER_SUPPRESSIONS ${PROJECT_SOURCE_DIR}/tests/sanitizers)
 set(_cclab_asan_options detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1)
 set(CCLAB_SANITIZER_TEST_ENV
@@ -90,11 +93,12 @@ set(CCLAB_SANITIZER_TEST_ENV
     "LSAN_OPTIONS=suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/lsan.supp:print_suppressions=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
     "TSAN_OPTIONS=second_deadlock_stack=1:suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/tsan.supp")
-set(CCLAB_SANITIZER_MPI_TEST_ENV "ASAN_OPTIONS=${_cclab_asan_options}:fast_unwind_on_malloc=0")
+set(CCLAB_SANITIZER_MPI_TEST_ENV "ASAN_OPTIONS=${_cclab_asan_options}:fast_unwind_on_malloc=0"
+    "TSAN_OPTIONS=second_deadlock_stack=1:history_size=7:suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/tsan.supp")
 
 # Call once at the top of a folder's tests (cmake_language(DEFER) runs it when the folder is done):
 # every test of the folder gets CCLAB_SANITIZER_TEST_ENV in a sanitizer build, and those labelled
-# mpi CCLAB_SANITIZER_MPI_TEST_ENV after it (the later ASAN_OPTIONS wins).
+# mpi CCLAB_SANITIZER_MPI_TEST_ENV after it (the later ASAN_OPTIONS and TSAN_OPTIONS win).
 function(cclab_sanitize_tests)
   if(NOT CCLAB_SANITIZERS)
     return()

@@ -233,7 +233,11 @@ int runTrainBench(const TrainOptions& o) {
   m.globalBatch = config.globalBatch;
   m.peakAllocatedBytes = peakMemory;
   m.settings = sim::toJson(settings);
-  const sim::StepTime& predicted = run.estimate.step;
+  // The prediction beside it: the simulated step, except that sleeping compute takes no core and
+  // no memory bandwidth, so a sleeping step is the same graph with nothing shared (on a CPU
+  // description the step model otherwise charges ranks that share cores for sharing them).
+  const sim::StepTime predicted =
+      o.compute == ComputeMode::Sleep ? sim::stepTime(sim::simulate(run.graph, sim::Interference{})) : run.estimate.step;
 
   // The summary: step time over the measured steps beside the prediction, the parts' means.
   const results::StepStatistics steps = results::stepStatistics(m);
