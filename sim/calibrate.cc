@@ -110,7 +110,8 @@ using GroupKey = std::tuple<std::string, int, std::string, bool>;
 // The link class a plan's row is fitted on: the one it uses; on shared memory a rank's own copies
 // (local, as Bruck's rotations) run on the same cores as its transfers, so they fit with intra.
 // False for plans that mix intra- and inter-node links, and elsewhere than shared memory for plans
-// that mix local copies with transfers (a GPU's rotation runs in its HBM, its transfers on the links).
+// that mix local copies with transfers (a GPU's rotation runs in its HBM, its transfers on the
+// links: splitLocalCopies prices the copies apart).
 bool fitLink(const Plan& plan, bool sharedMemory, LinkClass& link) {
   const unsigned used = plan.links();
   if (std::has_single_bit(used)) {
@@ -120,6 +121,26 @@ bool fitLink(const Plan& plan, bool sharedMemory, LinkClass& link) {
   const unsigned onTheCores = (1u << static_cast<unsigned>(LinkClass::Local)) | (1u << static_cast<unsigned>(LinkClass::Intra));
   link = LinkClass::Intra;
   return sharedMemory && used != 0 && (used & ~onTheCores) == 0;
+}
+
+// Off shared memory, a plan whose local copies have phases of their own (Bruck's rotations: a
+// GPU copies in its own HBM, then transfers over its links) splits into its transfers, fitted
+// like any plan, and its copies, priced as the cluster describes its memory and taken off the
+// measured time first. The predictor prices them the same way (an intra fit leaves a GPU's local
+// link alone: Predictor::pricingFor), so the two agree. False where a phase mixes copies with
+// transfers (their times would not add up).
+bool splitLocalCopies(const Plan& plan, Plan& transfers, Plan& copies) {
+  transfers = Plan{};
+  copies = Plan{};
+  transfers.workingSetBytes = copies.workingSetBytes = plan.workingSetBytes;
+  for (int i = 0; i < plan.phaseCount; ++i) {
+    const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
+    int local = 0;
+    for (int k = 0; k < phase.transferCount; ++k) local += phase.transfers[static_cast<std::size_t>(k)].link == LinkClass::Local;
+    if (local > 0 && local < phase.transferCount) return false;
+    (local > 0 ? copies : transfers).addPhase() = phase;
+  }
+  return copies.phaseCount > 0 && transfers.phaseCount > 0;
 }
 
 // Writes a pooled fit into the cluster's description of that link (efficiency 1: the fitted
@@ -178,19 +199,26 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
       continue;
     }
     const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace);
+    const Pricing& pricing = predictor.pricing();
     LinkClass link = LinkClass::Local;
-    if (!plan.empty() && !fitLink(plan, predictor.pricing().sharedMemory, link)) {
-      ++skipped["plans that use two kinds of link (intra- and inter-node; or, off shared memory, a device's own memory and its peers', "
-                "as Bruck's rotations and transfers): used for validation only"];
-      continue;
+    Plan fitted = plan;     // the part the features describe
+    double copiesUs = 0;    // the local copies priced apart (splitLocalCopies)
+    if (!plan.empty() && !fitLink(plan, pricing.sharedMemory, link)) {
+      Plan copies;
+      if (!splitLocalCopies(plan, fitted, copies) || !fitLink(fitted, pricing.sharedMemory, link)) {
+        ++skipped["plans that use intra- and inter-node links together, or local copies in a phase with transfers: "
+                  "used for validation only"];
+        continue;
+      }
+      copiesUs = priceUs(copies, shape, pricing) - pricing.launchLatencyUs;
     }
     Sample s;
-    s.features = planFeatures(plan, shape, predictor.pricing(), link);
+    s.features = planFeatures(fitted, shape, pricing, link);
     if (plan.empty()) s.features.x = {1, 0, 0, 0, 0};  // nothing moves: only the launch
-    s.launchUs = link == LinkClass::Local ? 0.0 : predictor.pricing().launchLatencyUs;
+    s.launchUs = (link == LinkClass::Local ? 0.0 : pricing.launchLatencyUs) + copiesUs;
     s.timeUs = r.timeUs - s.launchUs;
     if (s.timeUs <= 0) {
-      ++skipped["times below the cluster's launch latency"];
+      ++skipped["times below the cluster's launch latency (and local copies priced apart)"];
       continue;
     }
     s.measurement = &m;

@@ -93,6 +93,36 @@ TEST(Calibrate, TheRendezvousStartsAtTheEagerLimit) {
 
 // The target: measured on this machine (both backends, 2-5 ranks, results/measured/cpu-2core-amd-epyc),
 // fit on 2 and 4 ranks, predict 3 and 5: sizes >= 64 KiB within 15% median absolute error.
+// On a GPU Bruck copies in its own HBM (its rotations) and transfers over the links: the rows are
+// fitted on the transfers, the copies priced as the GPU's memory is described, and the fit then
+// predicts a rank count it did not see exactly (the predictor prices the copies the same way).
+TEST(Calibrate, FitsBrucksTransfersOnAGpuWithItsCopiesPricedApart) {
+  Cluster truth = loadCluster("dgx-h100");
+  truth.intra.latencyUs = 20;
+  truth.intra.bandwidthGBps = 300;
+  truth.intra.efficiency = 1;
+  for (Collective c : {Collective::AllGather, Collective::AllToAll}) {
+    const auto rows = synthetic(truth, c, "bruck", {2, 4, 8});
+    const CalibrationReport report = calibrate(loadCluster("dgx-h100"), rows);
+    ASSERT_EQ(report.groups.size(), 1u) << name(c);  // no row left out
+    EXPECT_EQ(report.rowsUsed, static_cast<int>(rows.size()));
+    EXPECT_EQ(report.groups[0].link, LinkClass::Intra);
+    EXPECT_NEAR(report.groups[0].latencyUs, 20, 1e-6);
+    EXPECT_NEAR(report.groups[0].bandwidthGBps, 300, 1e-3);
+    for (const auto& note : report.notes) EXPECT_EQ(note.find("skipped"), std::string::npos) << note;
+
+    const auto unseen = synthetic(truth, c, "bruck", {5});
+    Cluster fitted = report.fitted;
+    reshape(fitted, 1, 5);
+    const Predictor predictor(fitted);
+    for (const Measurement& m : unseen) {
+      const double bytes = static_cast<double>(m.row.sizeBytes);
+      const double predicted = predictor.predict(Query{c, "bruck", bytes, 5, 1, false, "synthetic"}).timeUs;
+      EXPECT_NEAR(predicted, m.row.timeUs, 1e-6 * m.row.timeUs) << name(c) << " " << bytes;
+    }
+  }
+}
+
 TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
   const std::string dir = "results/measured/cpu-2core-amd-epyc/";
   const auto all = loadMeasurements({repo(dir + "sweep_np2.json"), repo(dir + "sweep_np3.json"), repo(dir + "sweep_np4.json"),
