@@ -3,7 +3,7 @@
 #   -DCCLAB_SANITIZE=thread              ThreadSanitizer
 # A list (commas or semicolons) of address, undefined and thread; thread cannot be combined with
 # address. Every target defined after this file is included (every cclab library, tool, test and
-# benchmark) compiles and links with -fsanitize=<list> -fno-omit-frame-pointer -g, and UBSan with
+# benchmark) compiles and links with -fsanitize=<list> -fno-omit-frame-pointer -g1, and UBSan with
 # -fno-sanitize-recover=undefined, so undefined behaviour ends the process and fails the test.
 # C++ only: nvcc's CUDA sources keep their own flags (scripts/sanitize.sh builds with CUDA off).
 # The tests then run with the options and suppressions of tests/sanitizers/ (tests/CMakeLists.txt).
@@ -44,7 +44,10 @@ if(NOT CCLAB_SANITIZE STREQUAL "")
   endif()
 
   string(REPLACE ";" "," _cclab_sanitize_arg "${CCLAB_SANITIZERS}")
-  set(CCLAB_SANITIZE_FLAGS -fsanitize=${_cclab_sanitize_arg} -fno-omit-frame-pointer -g)
+  # -g1: line tables and function names, all a report's stacks need; after the build type's -g it
+  # wins, and it compiles about a quarter faster (train_bench.cc under ASan: 28 s of CPU against
+  # 33-39 s with -g, objects 2.5x smaller), which CI's 90 minutes feel.
+  set(CCLAB_SANITIZE_FLAGS -fsanitize=${_cclab_sanitize_arg} -fno-omit-frame-pointer -g1)
   if("undefined" IN_LIST CCLAB_SANITIZERS)
     list(APPEND CCLAB_SANITIZE_FLAGS -fno-sanitize-recover=undefined)
   endif()
