@@ -91,13 +91,14 @@ endfunction()
 # then no suppression can: tests/sanitizers/tsan.supp).
 set(CCLAB_SANITIZER_SUPPRESSIONS ${PROJECT_SOURCE_DIR}/tests/sanitizers)
 set(_cclab_asan_options detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1)
+set(_cclab_tsan_options second_deadlock_stack=1:suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/tsan.supp)
 set(CCLAB_SANITIZER_TEST_ENV
     "ASAN_OPTIONS=${_cclab_asan_options}"
     "LSAN_OPTIONS=suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/lsan.supp:print_suppressions=0"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
-    "TSAN_OPTIONS=second_deadlock_stack=1:suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/tsan.supp")
+    "TSAN_OPTIONS=${_cclab_tsan_options}")
 set(CCLAB_SANITIZER_MPI_TEST_ENV "ASAN_OPTIONS=${_cclab_asan_options}:fast_unwind_on_malloc=0"
-    "TSAN_OPTIONS=second_deadlock_stack=1:history_size=7:suppressions=${CCLAB_SANITIZER_SUPPRESSIONS}/tsan.supp")
+    "TSAN_OPTIONS=${_cclab_tsan_options}:history_size=7")
 
 # Call once at the top of a folder's tests (cmake_language(DEFER) runs it when the folder is done):
 # every test of the folder gets CCLAB_SANITIZER_TEST_ENV in a sanitizer build, and those labelled

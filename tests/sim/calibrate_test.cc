@@ -91,8 +91,6 @@ TEST(Calibrate, TheRendezvousStartsAtTheEagerLimit) {
   EXPECT_DOUBLE_EQ(time(noLimit, 1 << 20), time(without, 1 << 20));
 }
 
-// The target: measured on this machine (both backends, 2-5 ranks, results/measured/cpu-2core-amd-epyc),
-// fit on 2 and 4 ranks, predict 3 and 5: sizes >= 64 KiB within 15% median absolute error.
 // On a GPU Bruck copies in its own HBM (its rotations) and transfers over the links: the rows are
 // fitted on the transfers, the copies priced as the GPU's memory is described, and the fit then
 // predicts a rank count it did not see exactly (the predictor prices the copies the same way).
@@ -123,6 +121,8 @@ TEST(Calibrate, FitsBrucksTransfersOnAGpuWithItsCopiesPricedApart) {
   }
 }
 
+// The target: measured on this machine (both backends, 2-5 ranks, results/measured/cpu-2core-amd-epyc),
+// fit on 2 and 4 ranks, predict 3 and 5: sizes >= 64 KiB within 15% median absolute error.
 TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
   const std::string dir = "results/measured/cpu-2core-amd-epyc/";
   const auto all = loadMeasurements({repo(dir + "sweep_np2.json"), repo(dir + "sweep_np3.json"), repo(dir + "sweep_np4.json"),
