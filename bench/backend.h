@@ -90,7 +90,8 @@ struct CclabAlgorithms {
   // The ranks of a node for the hierarchical algorithms: --ranks-per-node, else a host's.
   int ranksPerNode(const Options& options) const { return options.ranksPerNode > 0 ? options.ranksPerNode : ranksPerHost; }
 };
-CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& device, bool onGpu);
+// `ranksPerDevice`: the most ranks on one GPU (auto prices the steps of processes sharing one).
+CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& device, bool onGpu, int ranksPerDevice = 1);
 
 // The GPU backends (gpu/gpu_backends.cc; a build without CUDA says it has none).
 std::unique_ptr<Backend> makeNcclBackend(const Options& options);

@@ -115,7 +115,7 @@ std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& options) {
 
 }  // namespace
 
-CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& device, bool onGpu) {
+CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& device, bool onGpu, int ranksPerDevice) {
   const int perHost = ranksPerHost();
   if (options.algo != sim::kSimulatorPicks) {
     for (Collective c : options.collectives) findAlgorithm(c, options.algo);  // unknown --algo: fail before running
@@ -124,7 +124,7 @@ CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& devic
   int world = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
   const TuningCluster tuning = tuningCluster(options.cluster, device, localInfo().cpuCores, onGpu, options.transport);
-  auto chooser = std::make_unique<SimulatorChooser>(tuning.cluster, world, perHost > 0 ? perHost : world);
+  auto chooser = std::make_unique<SimulatorChooser>(tuning.cluster, world, perHost > 0 ? perHost : world, ranksPerDevice);
   for (Collective c : options.collectives) chooser->choose(c, 1024, false);  // a cluster that prices none: fail before running
   return {std::move(chooser), fmt::format("auto (tuned on {})", tuning.source), perHost};
 }

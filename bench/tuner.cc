@@ -55,8 +55,12 @@ TuningCluster tuningCluster(const std::string& clusterOption, const std::string&
   throw InputError("--algo auto: no cluster preset to tune on (give --cluster)");
 }
 
-SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost)
-    : cluster_(reshaped(cluster, ranks, ranksPerHost)), predictor_(cluster_), ranks_(ranks), nodes_(cluster_.nodes) {}
+SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice)
+    : cluster_(reshaped(cluster, ranks, ranksPerHost)),
+      predictor_(cluster_),
+      ranks_(ranks),
+      nodes_(cluster_.nodes),
+      ranksPerDevice_(ranksPerDevice) {}
 
 double SimulatorChooser::predictUs(Collective collective, std::string_view algorithm, std::size_t bytes, bool inPlace) const {
   sim::Query q;
@@ -67,6 +71,7 @@ double SimulatorChooser::predictUs(Collective collective, std::string_view algor
   q.nodes = nodes_;
   q.inPlace = inPlace;
   q.implementation = "cclab";
+  q.perDevice = ranksPerDevice_;
   return predictor_.predict(q).timeUs;
 }
 

@@ -31,9 +31,11 @@ TuningCluster tuningCluster(const std::string& clusterOption, const std::string&
 
 class SimulatorChooser final : public AlgorithmChooser {
  public:
-  // `ranks` in all, `ranksPerHost` on each host (hosts are the simulator's nodes). Throws
-  // InputError when the cluster cannot price that shape (several hosts on a cluster without NICs).
-  SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost);
+  // `ranks` in all, `ranksPerHost` on each host (hosts are the simulator's nodes), at most
+  // `ranksPerDevice` on one GPU (several: they share it, and each step costs more; 1 on the CPU).
+  // Throws InputError when the cluster cannot price that shape (several hosts on a cluster
+  // without NICs).
+  SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice = 1);
 
   // The registry's algorithm for `collective` with the smallest predicted time, priced with the
   // "cclab" calibration entries where the cluster has them; ties go to the earlier registry row;
@@ -48,7 +50,7 @@ class SimulatorChooser final : public AlgorithmChooser {
  private:
   sim::Cluster cluster_;
   sim::Predictor predictor_;
-  int ranks_ = 1, nodes_ = 1;
+  int ranks_ = 1, nodes_ = 1, ranksPerDevice_ = 1;
   std::map<std::tuple<Collective, std::size_t, bool>, const Algorithm*> picked_;
 };
 

@@ -114,9 +114,9 @@ IntraNode readIntra(const JsonReader& in) {
     intra.gpusPerSwitch = wholePositive(in, "gpus_per_switch");
     intra.switchUplinkGBps = in.positive("switch_uplink_gbps");
   }
+  intra.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
   if (intra.kind == FabricKind::SharedMemory) {
     intra.cores = wholePositive(in, "cores");
-    intra.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
     intra.eagerLimitBytes = in.positive("eager_limit_bytes", 0.0, true);
     intra.rendezvousLatencyUs = in.positive("rendezvous_latency_us", 0.0, true);
     if (in.has("caches")) {
@@ -273,8 +273,10 @@ Json toJson(const Cluster& cluster) {
   intra["latency_us"] = cluster.intra.latencyUs;
   intra["efficiency"] = cluster.intra.efficiency;
   if (cluster.intra.kind == FabricKind::PCIe) intra["switch_uplink_gbps"] = cluster.intra.switchUplinkGBps;
-  if (cluster.intra.kind == FabricKind::SharedMemory) {
+  if (cluster.intra.kind == FabricKind::SharedMemory || cluster.intra.oversubscribedLatencyUs > 0) {
     intra["oversubscribed_latency_us"] = cluster.intra.oversubscribedLatencyUs;
+  }
+  if (cluster.intra.kind == FabricKind::SharedMemory) {
     if (cluster.intra.eagerLimitBytes > 0) intra["rendezvous_latency_us"] = cluster.intra.rendezvousLatencyUs;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;

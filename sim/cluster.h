@@ -70,7 +70,9 @@ struct IntraNode {
   double switchUplinkGBps = 0;     // PCIe: one switch's uplink, one direction
   int cores = 0;                   // shared memory: cores that copy in parallel
   std::vector<CacheLevel> caches;  // shared memory: from the smallest level up
-  double oversubscribedLatencyUs = 0;  // shared memory: extra per step when ranks outnumber cores
+  // Shared memory: extra per step when ranks outnumber cores; a GPU that processes share (a
+  // calibration measured on one): extra per step per further process on it (pricing.h).
+  double oversubscribedLatencyUs = 0;
   // Shared memory: messages of at least this many bytes take the transport's rendezvous protocol
   // (a handshake before the single copy: Open MPI's vader BTL above btl_vader_eager_limit), each
   // such step paying rendezvousLatencyUs more. 0: one protocol at every size.

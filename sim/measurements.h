@@ -13,6 +13,7 @@ namespace cclab::sim {
 struct Measurement {
   results::Row row;
   int nodes = 1;       // of the run the row came from
+  int perDevice = 1;   // the most ranks of that run on one GPU (several: they shared it, as under MPS)
   std::string source;  // the file
 };
 

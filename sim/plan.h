@@ -17,6 +17,10 @@ namespace cclab::sim {
 struct Shape {
   int ranks = 1;
   int nodes = 1;
+  // Processes sharing one GPU (MPS; a measurement that runs several ranks on one device): 1 on a
+  // cluster with a GPU per rank. Each further process a step keeps busy on the device adds the
+  // link's oversubscribed latency to that step (pricing.h).
+  int perDevice = 1;
   int perNode() const { return (ranks + nodes - 1) / nodes; }
 };
 
@@ -25,7 +29,7 @@ struct Transfer {
   LinkClass link = LinkClass::Intra;
   double steps = 0;       // messages in sequence: each pays the link's latency
   double bytes = 0;       // intra: through one GPU's port; inter: through one node's NICs; local: copied in memory
-  int copiers = 0;        // shared memory: ranks of a node copying at once (they share the cores)
+  int copiers = 0;        // ranks of a node copying at once (shared memory: they share the cores; a shared GPU: its queues)
   bool allPairs = false;  // traffic to many peers at once (PCIe: shares a switch's uplink)
   bool nvls = false;      // NVLink SHARP: priced at the fabric's NVLS efficiency
   // Shared memory: a receiver copies what it receives (single-copy CMA), so a fan-out costs the

@@ -28,6 +28,7 @@ struct Query {
   int nodes = 1;
   bool inPlace = false;
   std::string_view implementation;  // whose calibration applies ("" : the cluster's own numbers)
+  int perDevice = 1;                // processes sharing one GPU (Shape::perDevice)
 };
 
 struct Prediction {

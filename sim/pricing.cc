@@ -57,15 +57,26 @@ double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing
   if (t.link == LinkClass::Intra && t.nvls) bandwidth *= pricing.nvlsFactor;
   if (t.link == LinkClass::Intra && t.allPairs) bandwidth *= pricing.pcieAllPairsFactor;
   if (t.link == LinkClass::Inter && t.allPairs) bandwidth *= pricing.interAllPairsFactor;
-  return t.bytes * kUsPerByteAt1GBps / bandwidth;
+  return sharedDeviceLoad(t, shape, pricing) * t.bytes * kUsPerByteAt1GBps / bandwidth;
 }
 
 }  // namespace
+
+int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  if (pricing.sharedMemory || t.link != LinkClass::Intra || shape.perDevice <= 1) return 1;
+  return std::min(std::max(t.copiers, 1), shape.perDevice);
+}
+
+double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  const int load = sharedDeviceLoad(t, shape, pricing);
+  return load > 1 ? t.steps * (load - 1) : 0.0;  // never 0 x steps: endless steps stay endless, not NaN
+}
 
 Pricing basePricing(const Cluster& c) {
   Pricing p;
   p.launchLatencyUs = c.gpu.launchLatencyUs;
   p.intra.latencyUs = c.intra.latencyUs;
+  p.intra.oversubscribedLatencyUs = c.intra.oversubscribedLatencyUs;
   p.intra.bandwidthGBps = c.intra.bandwidthGBps * c.intra.efficiency;
   if (c.intra.nvls) p.nvlsFactor = c.intra.nvlsEfficiency / c.intra.efficiency;
   if (c.intra.kind == FabricKind::PCIe) {
@@ -88,7 +99,6 @@ Pricing basePricing(const Cluster& c) {
   if (c.intra.kind == FabricKind::SharedMemory) {
     p.sharedMemory = true;
     p.cores = c.intra.cores;
-    p.intra.oversubscribedLatencyUs = c.intra.oversubscribedLatencyUs;
     p.intra.rendezvousLatencyUs = c.intra.rendezvousLatencyUs;
     p.eagerLimitBytes = c.intra.eagerLimitBytes;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
@@ -120,6 +130,7 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
       const LinkPrice& link = pricing.link(t.link);
       latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs : 0.0) +
                             (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0));
+      if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
       slowest = std::max(slowest, bandwidthUs(t, shape, pricing, shm));
     }
     total += latency + slowest;
@@ -138,13 +149,14 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
       f.x[0] += t.steps;
       if (shm.oversubscribed) f.x[1] += t.steps;
+      f.x[1] += sharedDeviceSteps(t, shape, pricing);
       if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += t.steps;
       if (!shared) {  // one bandwidth: bytes in units of the link's base bandwidth
         double factor = 1;
         if (t.link == LinkClass::Intra && t.nvls) factor = pricing.nvlsFactor;
         if (t.link == LinkClass::Intra && t.allPairs) factor = pricing.pcieAllPairsFactor;
         if (t.link == LinkClass::Inter && t.allPairs) factor = pricing.interAllPairsFactor;
-        f.x[2] += t.bytes / factor;
+        f.x[2] += sharedDeviceLoad(t, shape, pricing) * t.bytes / factor;
         continue;
       }
       const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing);

@@ -18,13 +18,14 @@ ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>
   for (const Measurement& m : rows) {
     const results::Row& r = m.row;
     if (r.timeUs <= 0) continue;
-    const Shape shape{r.nranks, m.nodes};
+    const Shape shape{r.nranks, m.nodes, m.perDevice};
     const Predictor& predictor = predictors.forShape(shape);
     Query q;
     q.collective = r.collective;
     q.bytes = static_cast<double>(r.sizeBytes);
     q.ranks = shape.ranks;
     q.nodes = shape.nodes;
+    q.perDevice = shape.perDevice;
     q.inPlace = r.inPlace;
     q.implementation = r.backend;
     q.algo = r.algo;

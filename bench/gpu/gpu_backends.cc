@@ -328,8 +328,9 @@ std::unique_ptr<Backend> makeCudaAlgorithmBackend(const Options& options) {
   // runs a multi-rank ring (HBM is then the link).
   const int gpu = where.index % available;
   const int sharing = (where.processes + available - 1 - gpu) / available;
+  const int mostSharing = (where.processes + available - 1) / available;  // GPU 0's: the same on every rank
   requirePeerAccess(gpu);  // before any IPC mapping could fail half-way
-  return std::make_unique<CudaAlgorithmBackend>(options, gpu, sharing, cclabAlgorithms(options, gpuName(gpu), true));
+  return std::make_unique<CudaAlgorithmBackend>(options, gpu, sharing, cclabAlgorithms(options, gpuName(gpu), true, mostSharing));
 }
 
 }  // namespace cclab::bench

@@ -11,8 +11,11 @@ bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan) {
   const int n = s.ranks, p = s.nodes, g = s.perNode();
   const double f = static_cast<double>(n - 1) / n;
   const int copiers = c == Collective::Gather ? 1 : n;
+  // The gathering root takes its g - 1 messages one after another; a scatter's receivers each
+  // take one, at once.
+  const double intraSteps = c == Collective::Gather ? g - 1 : 1;
   Phase& phase = plan.addPhase();
-  Transfer intra{LinkClass::Intra, 1, f * bytes, copiers};
+  Transfer intra{LinkClass::Intra, intraSteps, f * bytes, copiers};
   intra.allPairs = true;
   phase.add(intra);
   if (p > 1) {

@@ -14,17 +14,19 @@ bool planRd(Collective c, const Shape& s, double bytes, Plan& plan) {
   if (c != Collective::AllReduce) return false;
   const int n = s.ranks, p = s.nodes, g = s.perNode();
   const double interSteps = log2Ceil(p), intraSteps = std::max(0.0, log2Floor(n) - interSteps);
+  const int pof2 = powerOfTwoBelow(n);
   Phase& phase = plan.addPhase();
   // Copiers: after folding, only pof2 ranks exchange (the others wait for the result).
-  Transfer intra{LinkClass::Intra, intraSteps, intraSteps * bytes, powerOfTwoBelow(n)};
+  Transfer intra{LinkClass::Intra, intraSteps, intraSteps * bytes, pof2};
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
-  if (!isPowerOfTwo(n)) {  // fold the extra ranks in and out: one more exchange each way
-    intra.steps += 2;
-    intra.bytes += 2 * bytes;
-  }
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, interSteps, interSteps * bytes * g, n});
-  phase.reduceBytes = (log2Floor(n) + (isPowerOfTwo(n) ? 0 : 1)) * bytes;
+  phase.reduceBytes = log2Floor(n) * bytes;
+  if (!isPowerOfTwo(n)) {
+    // Fold the extra ranks in and out: the whole buffer one way each time, n - pof2 pairs at once
+    // (their own phase: the other ranks wait, and a shared GPU queues only those copies).
+    plan.addPhase().add({LinkClass::Intra, 2, 2 * bytes, n - pof2}).reduceBytes = bytes;
+  }
   return true;
 }
 

@@ -31,13 +31,13 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
   // Copiers: after folding, only pof2 ranks exchange (the others wait for the result).
   Transfer intra{LinkClass::Intra, halves * intraSteps, halves * intraPerRank, pof2};
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
-  if (!isPowerOfTwo(n)) {  // fold the extra ranks in and out
-    intra.steps += 2;
-    intra.bytes += c == Collective::AllReduce ? 2 * bytes : bytes + bytes / n;
-  }
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, halves * interSteps, halves * interPerRank * g, n});
   if (c != Collective::AllGather) phase.reduceBytes = static_cast<double>(n - 1) / n * bytes;
+  if (!isPowerOfTwo(n)) {
+    // Fold the extra ranks in and out, n - pof2 pairs at once (their own phase, as rd's).
+    plan.addPhase().add({LinkClass::Intra, 2, c == Collective::AllReduce ? 2 * bytes : bytes + bytes / n, n - pof2});
+  }
   return true;
 }
 

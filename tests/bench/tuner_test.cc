@@ -3,12 +3,17 @@
 
 #include "bench/tuner.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <limits>
+#include <map>
 
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/errors.h"
+#include "results/results.h"
 
 namespace cclab::bench {
 namespace {
@@ -73,6 +78,50 @@ TEST(Tuner, SeveralHostsNeedAClusterWithANetwork) {
   EXPECT_THROW(SimulatorChooser(sim::loadCluster("cpu-2core-amd-epyc"), 4, 2), InputError);
   SimulatorChooser acrossNodes(sim::loadCluster("dgx-h100"), 16, 8);  // 2 nodes of 8 GPUs
   EXPECT_EQ(acrossNodes.choose(Collective::AllReduce, std::size_t{1} << 30, false).collective, Collective::AllReduce);
+}
+
+// Measured on one H100 (results/measured/gpu-1x-nvidia-h100/algorithms/auto-np35: every family of
+// five collectives at 3 and 5 processes sharing the GPU, one launch each): auto's pick, tuned on
+// the calibration of 2 and 4 processes (sweeps/calibrated.json, which prices the processes'
+// sharing of the GPU), against the fastest family at each size. Counted: the out-of-place sizes
+// at which the pick's own launch is within 5% of the fastest.
+int picksWithinFivePercent(int& sizes) {
+  const std::filesystem::path dir = std::filesystem::path(CCLAB_SOURCE_DIR) / "results/measured/gpu-1x-nvidia-h100/algorithms";
+  const sim::Cluster calibrated = sim::loadCluster((dir / "sweeps/calibrated.json").string());
+  int within = 0;
+  sizes = 0;
+  for (int n : {3, 5}) {
+    SimulatorChooser chooser(calibrated, n, n, n);
+    for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast, Collective::AllToAll}) {
+      std::map<std::uint64_t, std::map<std::string, double>> measured;  // size -> algorithm -> us
+      for (const Algorithm& a : allAlgorithms()) {
+        const auto file = dir / "auto-np35" / fmt::format("{}_np{}_{}.json", name(c), n, a.name);
+        if (a.collective != c || a.name == "hier" || !std::filesystem::exists(file)) continue;
+        for (const results::Row& r : results::readResults(file.string()).file.rows) {
+          if (!r.inPlace && r.sizeBytes > 0) measured[r.sizeBytes][r.algo] = r.timeUs;
+        }
+      }
+      for (const auto& [bytes, byAlgo] : measured) {
+        double fastest = std::numeric_limits<double>::infinity();
+        for (const auto& [algo, us] : byAlgo) fastest = std::min(fastest, us);
+        const auto pick = byAlgo.find(std::string(chooser.choose(c, bytes, false).name));
+        if (pick == byAlgo.end()) continue;
+        ++sizes;
+        within += pick->second <= 1.05 * fastest;
+      }
+    }
+  }
+  return within;
+}
+
+// The picks of the calibration before the shared GPU was priced (the auto launch of that day,
+// auto-np35/*_auto.json) were within 5% at 86 of the 114 sizes: the current one must not do worse.
+TEST(Tuner, PicksOnTheH100CalibrationScoredAgainstItsMeasuredFamilies) {
+  int sizes = 0;
+  const int within = picksWithinFivePercent(sizes);
+  EXPECT_EQ(sizes, 114);
+  std::printf("auto within 5%% of the fastest family: %d of %d sizes\n", within, sizes);
+  EXPECT_GE(within, 86);
 }
 
 TEST(Tuner, FindsTheClusterShippedForThisMachine) {

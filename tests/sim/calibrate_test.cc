@@ -3,6 +3,9 @@
 
 #include "sim/calibrate.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "sim/predictor.h"
@@ -13,8 +16,10 @@ namespace {
 
 std::string repo(const std::string& path) { return std::string(CCLAB_SOURCE_DIR) + "/" + path; }
 
-// Rows "measured" by the model itself on a cluster whose numbers the test knows.
-std::vector<Measurement> synthetic(const Cluster& truth, Collective c, const std::string& algo, std::vector<int> ranks) {
+// Rows "measured" by the model itself on a cluster whose numbers the test knows; with
+// `sharedGpu`, every run's processes share one GPU (Shape::perDevice = ranks).
+std::vector<Measurement> synthetic(const Cluster& truth, Collective c, const std::string& algo, std::vector<int> ranks,
+                                   bool sharedGpu = false) {
   std::vector<Measurement> rows;
   for (int n : ranks) {
     Cluster shaped = truth;
@@ -27,7 +32,8 @@ std::vector<Measurement> synthetic(const Cluster& truth, Collective c, const std
       m.row.collective = c;
       m.row.nranks = n;
       m.row.sizeBytes = static_cast<std::uint64_t>(bytes);
-      m.row.timeUs = predictor.predict(Query{c, algo, bytes, n, 1, false, ""}).timeUs;
+      m.perDevice = sharedGpu ? n : 1;
+      m.row.timeUs = predictor.predict(Query{c, algo, bytes, n, 1, false, "", m.perDevice}).timeUs;
       rows.push_back(m);
     }
   }
@@ -119,6 +125,78 @@ TEST(Calibrate, FitsBrucksTransfersOnAGpuWithItsCopiesPricedApart) {
       EXPECT_NEAR(predicted, m.row.timeUs, 1e-6 * m.row.timeUs) << name(c) << " " << bytes;
     }
   }
+}
+
+// Processes sharing one GPU (the H100 sweeps: 2-5 processes under MPS) pay a latency per step that
+// grows with the processes each step keeps busy on it. Calibration recovers it from 2 and 4
+// processes and predicts 3 and 5; read as a GPU per process (perDevice 1), the same rows cannot
+// be fitted by one latency, and 5 processes are predicted short.
+TEST(Calibrate, RecoversTheLatencyOfProcessesSharingAGpu) {
+  Cluster truth = loadCluster("dgx-h100");
+  truth.intra.latencyUs = 10;
+  truth.intra.oversubscribedLatencyUs = 2;  // per further process busy on the GPU in a step
+  truth.intra.bandwidthGBps = 300;
+  truth.intra.efficiency = 1;
+  const auto rows = synthetic(truth, Collective::AllReduce, "ring", {2, 4}, true);
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), rows);
+  ASSERT_EQ(report.groups.size(), 1u);
+  EXPECT_NEAR(report.groups[0].latencyUs, 10, 1e-6);
+  EXPECT_NEAR(report.groups[0].oversubscribedLatencyUs, 2, 1e-6);
+  EXPECT_NEAR(report.groups[0].bandwidthGBps, 300, 1e-3);
+  const auto unseen = synthetic(truth, Collective::AllReduce, "ring", {3, 5}, true);
+  const ValidationReport heldOut = validate(report.fitted, unseen);
+  ASSERT_EQ(heldOut.rows.size(), unseen.size());
+  for (const auto& row : heldOut.rows) EXPECT_NEAR(row.errorPct, 0, 1e-6) << row.measurement->row.nranks;
+
+  // The same rows read as one GPU per process: the fit must average the two latencies.
+  std::vector<Measurement> asIfSeparate = rows, unseenSeparate = unseen;
+  for (auto& m : asIfSeparate) m.perDevice = 1;
+  for (auto& m : unseenSeparate) m.perDevice = 1;
+  const CalibrationReport blind = calibrate(loadCluster("dgx-h100"), asIfSeparate);
+  EXPECT_GT(blind.groups[0].fit.maxAbsErrorPct, 1.0);
+  double worst = 0;
+  for (const auto& row : validate(blind.fitted, unseenSeparate).rows) worst = std::min(worst, row.errorPct);
+  EXPECT_LT(worst, -5.0);  // 5 processes: each step's 8 us of sharing is missed
+
+  // On a cluster with a GPU per process the term costs nothing.
+  Cluster shaped = truth;
+  reshape(shaped, 1, 4);
+  const Predictor predictor(shaped);
+  const double own = predictor.predict(Query{Collective::AllReduce, "ring", 1024, 4, 1, false, ""}).timeUs;
+  const double shared = predictor.predict(Query{Collective::AllReduce, "ring", 1024, 4, 1, false, "", 4}).timeUs;
+  // 6 steps, 3 further processes each at 2 us; and the 3 others' copies of a rank's 1,536 B
+  // (2 x 3/4 of 1 KiB) share the GPU's 300 GB/s.
+  EXPECT_NEAR(shared - own, 6 * 3 * 2.0 + 3 * 1536 * 1e-3 / 300, 1e-9);
+}
+
+// The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
+// 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
+// 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
+// algorithms as they stand (10.2% and 12.6%), and that reading the runs as a GPU per process
+// (what the model did before it knew they shared one) is worse.
+TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
+  const std::string dir = "results/measured/gpu-1x-nvidia-h100/algorithms/sweeps/";
+  std::vector<std::string> files;
+  for (const char* algo : {"bruck", "hier", "rd", "rhd", "ring", "tree"}) {
+    for (int n : {2, 3, 4, 5}) files.push_back(repo(dir + algo + "_np" + std::to_string(n) + ".json"));
+  }
+  const auto all = loadMeasurements(files);
+  for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
+  auto heldOutMedians = [&](std::vector<Measurement> rows) {
+    const CalibrationReport report = calibrate(loadCluster("dgx-h100"), selectMeasurements(rows, {2, 4}, 0));
+    const ValidationReport heldOut = validate(report.fitted, selectMeasurements(rows, {3, 5}, 0));
+    EXPECT_EQ(heldOut.ranges[0].label, "< 64 KiB");
+    EXPECT_EQ(heldOut.ranges[4].label, ">= 64 KiB");
+    return std::make_pair(heldOut.ranges[0].medianAbsErrorPct, heldOut.ranges[4].medianAbsErrorPct);
+  };
+  const auto [small, large] = heldOutMedians(all);
+  EXPECT_LT(small, 12.0);
+  EXPECT_LT(large, 14.0);
+  std::vector<Measurement> separate = all;
+  for (auto& m : separate) m.perDevice = 1;
+  const auto [smallBlind, largeBlind] = heldOutMedians(separate);
+  EXPECT_GT(smallBlind, small + 3.0);
+  EXPECT_GT(largeBlind, large + 3.0);
 }
 
 // The target: measured on this machine (both backends, 2-5 ranks, results/measured/cpu-2core-amd-epyc),

@@ -63,14 +63,24 @@ TEST(Model, PlansMoveTheTabulatedBytes) {
     EXPECT_DOUBLE_EQ(a2a.phases[0].transfers[0].bytes, f * s);
     Plan rhd;
     ASSERT_TRUE(planRhd(Collective::AllReduce, Shape{n, 1}, s, rhd));
-    // Folded to pof2 = 2^floor(log2 n) ranks: an exchange in and one out, each of the whole buffer.
+    // Folded to pof2 = 2^floor(log2 n) ranks: an exchange in and one out, each of the whole
+    // buffer, in a phase of their own in which only the n - pof2 folding pairs copy.
     const double pof2 = powerOfTwoBelow(n);
-    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].steps, 2 * log2Floor(n) + (isPowerOfTwo(n) ? 0 : 2));
-    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].bytes, 2 * (s - s / pof2) + (isPowerOfTwo(n) ? 0 : 2 * s));
+    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].steps, 2 * log2Floor(n));
+    EXPECT_DOUBLE_EQ(rhd.phases[0].transfers[0].bytes, 2 * (s - s / pof2));
     Plan rd;
     ASSERT_TRUE(planRd(Collective::AllReduce, Shape{n, 1}, s, rd));
-    EXPECT_DOUBLE_EQ(rd.phases[0].transfers[0].steps, log2Floor(n) + (isPowerOfTwo(n) ? 0 : 2));
+    EXPECT_DOUBLE_EQ(rd.phases[0].transfers[0].steps, log2Floor(n));
     EXPECT_EQ(rd.phases[0].transfers[0].copiers, static_cast<int>(pof2));
+    EXPECT_EQ(rd.phaseCount, isPowerOfTwo(n) ? 1 : 2);
+    EXPECT_EQ(rhd.phaseCount, isPowerOfTwo(n) ? 1 : 2);
+    if (!isPowerOfTwo(n)) {
+      for (const Plan* folded : {&rd, &rhd}) {
+        EXPECT_DOUBLE_EQ(folded->phases[1].transfers[0].steps, 2);
+        EXPECT_DOUBLE_EQ(folded->phases[1].transfers[0].bytes, 2 * s);
+        EXPECT_EQ(folded->phases[1].transfers[0].copiers, n - static_cast<int>(pof2));
+      }
+    }
   }
   EXPECT_EQ(powerOfTwoBelow(5), 4);
   EXPECT_EQ(log2Floor(5), 2);
