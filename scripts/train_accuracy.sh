@@ -4,16 +4,29 @@
 # the error; for pipelines run with --compute sleep, the measured bubble (share of the step) beside
 # the predicted one and (p-1)/(m+p-1). Records of several rounds (<name>_r<k>.json, from
 # ROUNDS=k scripts/measure_train.sh) make one row: the median of the rounds' medians, and the
-# rounds' spread ((max - min) / median of their medians).
-# Usage: scripts/train_accuracy.sh <records-folder> [cluster.json]
+# rounds' spread ((max - min) / median of their medians). --json writes the rows as a JSON list too
+# (what tests/sim/training/train_heldout_check.sh judges).
+# Usage: scripts/train_accuracy.sh <records-folder> [cluster.json] [--json rows.json]
 set -euo pipefail
+folder=${1:?usage: $0 <records-folder> [cluster.json] [--json rows.json]}
+shift
+cluster="" json=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --json) json=${2:?--json needs a file}; shift 2 ;;
+    *) cluster=$1; shift ;;
+  esac
+done
+# Paths given relative to the caller's folder stay so after the cd below.
+folder=$(realpath "$folder")
+[ -n "$cluster" ] && [ -e "$cluster" ] && cluster=$(realpath "$cluster")
+[ -n "$json" ] && json=$(realpath -m "$json")
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-folder=${1:?usage: $0 <records-folder> [cluster.json]}
-cluster=${2:-}
 ccsim=${CCSIM:-build/bin/ccsim}  # another build: CCSIM=build-dev/bin/ccsim
-python3 - "$ccsim" "$folder" "$cluster" <<'PY'
+python3 - "$ccsim" "$folder" "$cluster" "$json" <<'PY'
 import glob, json, os, re, statistics, subprocess, sys, tempfile
-ccsim, folder, cluster = sys.argv[1:4]
+ccsim, folder, cluster, jsonPath = sys.argv[1:5]
+rows = []
 groups = {}
 for path in sorted(glob.glob(folder + "/*_gemm*.json")) + sorted(glob.glob(folder + "/*_sleep*.json")):
     name = os.path.basename(path).removesuffix(".json")
@@ -45,4 +58,9 @@ for name, records in groups.items():
     spread = "   %d %6.1f%%" % (len(records), 100 * (max(medians) - min(medians)) / measured) if rounds > 1 else ""
     print("%-28s %10.4f %10.4f %+7.1f%% %8s %8s %8s%s" % (name, measured, predicted, 100 * (predicted / measured - 1), bubble, simulated,
                                                         theory, spread))
+    rows.append({"record": name, "compute": d["run"]["compute"], "measured_s": measured, "predicted_s": predicted,
+                 "error_pct": 100 * (predicted / measured - 1), "rounds": len(records)})
+if jsonPath:
+    with open(jsonPath, "w") as out:
+        json.dump(rows, out, indent=1)
 PY

@@ -12,17 +12,17 @@ if [ "${1:-}" = --expect-miss ]; then expectMiss=1; shift; fi
 ccsim=$1 folder=$2 cluster=$3 maxMedian=$4 maxError=$5
 shift 5
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-table=$(CCSIM=$ccsim "$here/../../../scripts/train_accuracy.sh" "$folder" "$cluster") || { echo "train_accuracy.sh failed"; exit 2; }
-echo "$table"
-echo "$table" | python3 -c '
-import statistics, sys
-maxMedian, maxError, named = float(sys.argv[1]), float(sys.argv[2]), set(sys.argv[3:])
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+CCSIM=$ccsim "$here/../../../scripts/train_accuracy.sh" "$folder" "$cluster" --json "$rows" || { echo "train_accuracy.sh failed"; exit 2; }
+python3 -c '
+import json, statistics, sys
+rows, maxMedian, maxError, named = json.load(open(sys.argv[1])), float(sys.argv[2]), float(sys.argv[3]), set(sys.argv[4:])
 errors = {}
-for line in sys.stdin:
-    f = line.split()
-    if len(f) < 4 or not f[0].endswith("_gemm") or f[0].removesuffix("_gemm") in named:
+for row in rows:
+    if row["compute"] != "gemm" or row["record"].removesuffix("_gemm") in named:
         continue
-    errors[f[0]] = abs(float(f[3].rstrip("%")))
+    errors[row["record"]] = abs(row["error_pct"])
 if len(errors) < 5:
     print("held-out check: only %d held-out configurations found" % len(errors))
     sys.exit(2)
@@ -30,7 +30,7 @@ median, worst = statistics.median(errors.values()), max(errors, key=errors.get)
 print("held out: %d configurations, median |step error| %.1f%% (target %g), max %.1f%% (%s; target %g)"
       % (len(errors), median, maxMedian, errors[worst], worst, maxError))
 sys.exit(1 if median > maxMedian or errors[worst] > maxError else 0)
-' "$maxMedian" "$maxError" "$@"
+' "$rows" "$maxMedian" "$maxError" "$@"
 status=$?
 [ $status -eq 2 ] && exit 2
 if [ $expectMiss = 1 ]; then
