@@ -43,6 +43,22 @@ double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   return std::ceil(static_cast<double>(copiers) / pricing.cores);
 }
 
+// A GPU shared by processes (shape.perDevice > 1): the processes a transfer keeps busy on it at
+// once, its copiers (at most the processes per device). Their copies share the GPU's memory
+// bandwidth, so its bytes are priced that many times over, and each step pays the link's
+// oversubscribed latency once per process beyond the first (their launches queue). 1 on shared
+// memory, whose cores have their own terms, and with a GPU per process.
+int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  if (pricing.sharedMemory || t.link != LinkClass::Intra || shape.perDevice <= 1) return 1;
+  return std::min(std::max(t.copiers, 1), shape.perDevice);
+}
+
+// Steps times the processes beyond the first: what the oversubscribed latency multiplies.
+double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  const int load = sharedDeviceLoad(t, shape, pricing);
+  return load > 1 ? t.steps * (load - 1) : 0.0;  // never 0 x steps: endless steps stay endless, not NaN
+}
+
 double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing, const SharedMemoryView& shm) {
   const LinkPrice& link = pricing.link(t.link);
   if (pricing.sharedMemory && t.link != LinkClass::Inter) {
@@ -61,16 +77,6 @@ double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing
 }
 
 }  // namespace
-
-int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
-  if (pricing.sharedMemory || t.link != LinkClass::Intra || shape.perDevice <= 1) return 1;
-  return std::min(std::max(t.copiers, 1), shape.perDevice);
-}
-
-double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& pricing) {
-  const int load = sharedDeviceLoad(t, shape, pricing);
-  return load > 1 ? t.steps * (load - 1) : 0.0;  // never 0 x steps: endless steps stay endless, not NaN
-}
 
 Pricing basePricing(const Cluster& c) {
   Pricing p;

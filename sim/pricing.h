@@ -15,7 +15,7 @@ namespace cclab::sim {
 struct LinkPrice {
   double latencyUs = 0;
   // Shared memory: extra per step when ranks outnumber cores. A GPU shared by several processes:
-  // extra per step for each further process the step keeps busy on it (sharedDeviceSteps).
+  // extra per step for each further process the step keeps busy on it (pricing.cc).
   double oversubscribedLatencyUs = 0;
   double rendezvousLatencyUs = 0;          // shared memory: extra per step of a message above the eager limit
   double bandwidthGBps = 0;                // effective (efficiency included); shared memory: one core from DRAM
@@ -49,21 +49,12 @@ struct Pricing {
 // The cluster's own numbers (before any calibration entry).
 Pricing basePricing(const Cluster& cluster);
 
-// A GPU shared by processes (shape.perDevice > 1): the processes a transfer keeps busy on it at
-// once, its copiers (at most the processes per device). Their copies share the GPU's memory
-// bandwidth, so its bytes are priced that many times over, and each step pays the link's
-// oversubscribed latency once per process beyond the first (their launches queue). 1 on shared
-// memory, whose cores have their own terms, and with a GPU per process.
-int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing);
-// Steps times the processes beyond the first: what the oversubscribed latency multiplies.
-double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& pricing);
-
 // Microseconds for a plan on a shape.
 double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
 
 // The least-squares features of a plan that uses one link class: time = features . coefficients,
 // with coefficients (latency per step, extra latency per oversubscribed step (a shared GPU: per
-// further process of a step, sharedDeviceSteps), microseconds per byte
+// further process of a step), microseconds per byte
 // at the link's bandwidth (shared memory: from DRAM), then per byte from each of up to 3 cache
 // levels, then extra latency per rendezvous step). Local plans (one rank) put the launch latency
 // in the first coefficient. Terms a plan cannot see stay zero, and the fit leaves them out.

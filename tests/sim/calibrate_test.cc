@@ -128,9 +128,9 @@ TEST(Calibrate, FitsBrucksTransfersOnAGpuWithItsCopiesPricedApart) {
 }
 
 // Processes sharing one GPU (the H100 sweeps: 2-5 processes under MPS) pay a latency per step that
-// grows with the processes each step keeps busy on it. Calibration recovers it from 2 and 4
-// processes and predicts 3 and 5; read as a GPU per process (perDevice 1), the same rows cannot
-// be fitted by one latency, and 5 processes are predicted short.
+// grows with the processes each step keeps busy on it, and their copies share its bandwidth.
+// Calibration recovers both from 2 and 4 processes and predicts 3 and 5; read as a GPU per process
+// (perDevice 1), the same rows cannot be fitted by one latency, and 5 processes are predicted short.
 TEST(Calibrate, RecoversTheLatencyOfProcessesSharingAGpu) {
   Cluster truth = loadCluster("dgx-h100");
   truth.intra.latencyUs = 10;
