@@ -521,6 +521,7 @@ results::RunInfo Driver::runInfo() {
                 {"gpus_per_process", options_.gpusPerProcess},
                 {"graph_launches", options_.graphLaunches},
                 {"per_iter_timing", options_.perIterTiming}};
+  if (options_.ranksPerNode > 0) run.config[results::kRanksPerNodeKey] = options_.ranksPerNode;
   return run;
 }
 

@@ -92,6 +92,11 @@ Json toJson(const PredictionConfig& config);
 // The prediction settings of a ccsim run; nullopt for any other tool's file.
 std::optional<PredictionConfig> predictionConfig(const RunInfo& run);
 
+// ccbench's `--ranks-per-node k` (nodes emulated on one host for the hierarchical algorithms),
+// recorded in RunInfo::config as kRanksPerNodeKey; 0 where the run grouped ranks by host.
+inline constexpr const char* kRanksPerNodeKey = "ranks_per_node";
+int emulatedRanksPerNode(const RunInfo& run);
+
 struct ResultsFile {
   RunInfo run;
   std::vector<Row> rows;

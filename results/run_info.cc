@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <ctime>
 #include <set>
 
@@ -54,6 +55,14 @@ std::optional<PredictionConfig> predictionConfig(const RunInfo& run) {
   c.algo = text("algo", "auto");  // ccsim's default
   c.implementation = text("implementation", "");
   return c;
+}
+
+int emulatedRanksPerNode(const RunInfo& run) {
+  if (run.tool != "ccbench" || !run.config.is_object()) return 0;
+  const auto it = run.config.find(kRanksPerNodeKey);
+  if (it == run.config.end() || !it->is_number_integer()) return 0;
+  const auto k = it->get<std::int64_t>();
+  return k > 0 && k <= kMaxRanks ? static_cast<int>(k) : 0;
 }
 
 }  // namespace cclab::results

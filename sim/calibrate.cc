@@ -189,7 +189,7 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
       ++skipped["a time of zero"];
       continue;
     }
-    const Shape shape{r.nranks, m.nodes, m.perDevice};
+    const Shape shape{r.nranks, m.nodes, m.perDevice, m.emulatedPerNode};
     const Predictor& predictor = predictors.forShape(shape);
     std::string algo;
     try {

@@ -27,10 +27,12 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths)
     const results::Import imported = results::readResults(path);
     const int nodes = std::max(1, imported.file.run.nodes);
     const int perDevice = ranksPerDevice(imported.file.run);
+    const int emulatedPerNode = results::emulatedRanksPerNode(imported.file.run);
     for (const auto& row : imported.file.rows) {
       if (row.backend == results::kPredictedBackend) continue;
       if (row.sizeBytes == 0) continue;
-      all.push_back(Measurement{row, std::min(nodes, std::max(1, row.nranks)), std::min(perDevice, std::max(1, row.nranks)), path});
+      all.push_back(Measurement{row, std::min(nodes, std::max(1, row.nranks)), std::min(perDevice, std::max(1, row.nranks)),
+                                emulatedPerNode, path});
     }
   }
   return all;

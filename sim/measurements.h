@@ -14,6 +14,7 @@ struct Measurement {
   results::Row row;
   int nodes = 1;       // of the run the row came from
   int perDevice = 1;   // the most ranks of that run on one GPU (several: they shared it, as under MPS)
+  int emulatedPerNode = 0;  // ccbench --ranks-per-node of that run (Shape::emulatedPerNode); 0: none
   std::string source;  // the file
 };
 

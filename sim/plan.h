@@ -21,7 +21,15 @@ struct Shape {
   // cluster with a GPU per rank. Each further process a step keeps busy on the device adds the
   // link's oversubscribed latency to that step (pricing.h).
   int perDevice = 1;
+  // Ranks per node as the hierarchical algorithm grouped them where a measurement emulated nodes
+  // on one host (ccbench --ranks-per-node); 0: the real nodes. Only the grouping changes: the
+  // links between emulated nodes are the host's own.
+  int emulatedPerNode = 0;
   int perNode() const { return (ranks + nodes - 1) / nodes; }
+  // The ranks of one hierarchical group: the emulated node where it divides the ranks, else the node.
+  int groupRanks() const {
+    return emulatedPerNode > 0 && emulatedPerNode <= ranks && ranks % emulatedPerNode == 0 ? emulatedPerNode : perNode();
+  }
 };
 
 // One link class's share of a phase.

@@ -129,7 +129,7 @@ Prediction Predictor::predict(const Query& query) const {
   if (query.nodes > 1 && cluster_.nics.perNode == 0) {
     throw InputError(fmt::format("cluster '{}' has no NICs, so it cannot span {} nodes", cluster_.name, query.nodes));
   }
-  const Shape shape{query.ranks, query.nodes, std::clamp(query.perDevice, 1, query.ranks)};
+  const Shape shape{query.ranks, query.nodes, std::clamp(query.perDevice, 1, query.ranks), std::max(0, query.emulatedPerNode)};
   Prediction best;
   if (isLibraryChoice(query.algo)) {
     // A library's own choice: calibrated, it is priced on the ring family's plan with the fit of

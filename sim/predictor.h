@@ -29,6 +29,7 @@ struct Query {
   bool inPlace = false;
   std::string_view implementation;  // whose calibration applies ("" : the cluster's own numbers)
   int perDevice = 1;                // processes sharing one GPU (Shape::perDevice)
+  int emulatedPerNode = 0;          // nodes emulated on one host (Shape::emulatedPerNode)
 };
 
 struct Prediction {

@@ -18,7 +18,7 @@ ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>
   for (const Measurement& m : rows) {
     const results::Row& r = m.row;
     if (r.timeUs <= 0) continue;
-    const Shape shape{r.nranks, m.nodes, m.perDevice};
+    const Shape shape{r.nranks, m.nodes, m.perDevice, m.emulatedPerNode};
     const Predictor& predictor = predictors.forShape(shape);
     Query q;
     q.collective = r.collective;
@@ -26,6 +26,7 @@ ValidationReport validate(const Cluster& cluster, const std::vector<Measurement>
     q.ranks = shape.ranks;
     q.nodes = shape.nodes;
     q.perDevice = shape.perDevice;
+    q.emulatedPerNode = shape.emulatedPerNode;
     q.inPlace = r.inPlace;
     q.implementation = r.backend;
     q.algo = r.algo;

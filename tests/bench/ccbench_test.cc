@@ -104,6 +104,7 @@ TEST_F(Ccbench, OutputParsesAsNcclTestsAndAgreesWithJsonAndCsv) {
   EXPECT_GT(info.cpuCores, 0);
   EXPECT_EQ(info.command.at(1), "all");
   EXPECT_EQ(info.config.at("iters"), 3);
+  EXPECT_EQ(results::emulatedRanksPerNode(info), 0);  // nodes are hosts: nothing emulated
   for (const results::Row& row : fromJson.file.rows) {
     EXPECT_EQ(row.iterTimesUs.size(), 3u);
     EXPECT_LE(*row.timeUsMin, *row.timeUsP50);
@@ -237,6 +238,18 @@ TEST_F(Ccbench, AutoNamesTheAlgorithmEachSizeRan) {
     // The picks line names it beside the size.
     EXPECT_NE(run.out.find(row.algo), std::string::npos);
   }
+}
+
+// Nodes emulated on one host (--ranks-per-node) are recorded, so that ccsim calibrate and
+// validate price the hierarchical algorithm on the groups it ran on.
+TEST_F(Ccbench, RecordsTheEmulatedNodesOfAHierarchicalRun) {
+  const std::string json = (dir_ / "hier.json").string();
+  const Outcome run = ccbench(4, "all_reduce --backend cclab --algo hier --ranks-per-node 2 -b 1K -e 4K -f 4 -n 2 -w 0 -c 1 -J " + json);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Import file = results::readResults(json);
+  EXPECT_EQ(results::emulatedRanksPerNode(file.file.run), 2);
+  ASSERT_FALSE(file.file.rows.empty());
+  for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0);
 }
 
 TEST_F(Ccbench, AWrongResultIsCountedAndFailsTheRun) {

@@ -4,6 +4,7 @@
 #include "sim/calibrate.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <utility>
 
 #include <gtest/gtest.h>
@@ -169,34 +170,60 @@ TEST(Calibrate, RecoversTheLatencyOfProcessesSharingAGpu) {
   EXPECT_NEAR(shared - own, 6 * 3 * 2.0 + 3 * 1536 * 1e-3 / 300, 1e-9);
 }
 
+// The H100 sweeps of these algorithm families at 2-5 processes.
+std::vector<Measurement> h100Sweeps(std::initializer_list<const char*> families) {
+  const std::string dir = "results/measured/gpu-1x-nvidia-h100/algorithms/sweeps/";
+  std::vector<std::string> files;
+  for (const char* family : families) {
+    for (int n : {2, 3, 4, 5}) files.push_back(repo(dir + family + "_np" + std::to_string(n) + ".json"));
+  }
+  return loadMeasurements(files);
+}
+
+// Fit the H100 description on the rows of 2 and 4 processes, validate on 3 and 5: the held-out
+// median |error| below 64 KiB and from 64 KiB.
+std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows) {
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), selectMeasurements(rows, {2, 4}, 0));
+  const ValidationReport heldOut = validate(report.fitted, selectMeasurements(rows, {3, 5}, 0));
+  EXPECT_EQ(heldOut.ranges[0].label, "< 64 KiB");
+  EXPECT_EQ(heldOut.ranges[4].label, ">= 64 KiB");
+  return std::make_pair(heldOut.ranges[0].medianAbsErrorPct, heldOut.ranges[4].medianAbsErrorPct);
+}
+
 // The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
 // 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
 // 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
-// algorithms as they stand (10.2% and 12.6%), and that reading the runs as a GPU per process
+// algorithms as they stand (9.0% and 11.9%), and that reading the runs as a GPU per process
 // (what the model did before it knew they shared one) is worse.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
-  const std::string dir = "results/measured/gpu-1x-nvidia-h100/algorithms/sweeps/";
-  std::vector<std::string> files;
-  for (const char* algo : {"bruck", "hier", "rd", "rhd", "ring", "tree"}) {
-    for (int n : {2, 3, 4, 5}) files.push_back(repo(dir + algo + "_np" + std::to_string(n) + ".json"));
-  }
-  const auto all = loadMeasurements(files);
+  const auto all = h100Sweeps({"bruck", "hier", "rd", "rhd", "ring", "tree"});
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
-  auto heldOutMedians = [&](std::vector<Measurement> rows) {
-    const CalibrationReport report = calibrate(loadCluster("dgx-h100"), selectMeasurements(rows, {2, 4}, 0));
-    const ValidationReport heldOut = validate(report.fitted, selectMeasurements(rows, {3, 5}, 0));
-    EXPECT_EQ(heldOut.ranges[0].label, "< 64 KiB");
-    EXPECT_EQ(heldOut.ranges[4].label, ">= 64 KiB");
-    return std::make_pair(heldOut.ranges[0].medianAbsErrorPct, heldOut.ranges[4].medianAbsErrorPct);
-  };
   const auto [small, large] = heldOutMedians(all);
-  EXPECT_LT(small, 12.0);
-  EXPECT_LT(large, 14.0);
+  EXPECT_LT(small, 10.0);
+  EXPECT_LT(large, 13.0);
   std::vector<Measurement> separate = all;
   for (auto& m : separate) m.perDevice = 1;
   const auto [smallBlind, largeBlind] = heldOutMedians(separate);
   EXPECT_GT(smallBlind, small + 3.0);
   EXPECT_GT(largeBlind, large + 3.0);
+}
+
+// The hierarchical all_reduce of the H100 sweeps ran on nodes emulated by --ranks-per-node: 2 at
+// 2 and 4 processes, 1 at 3 and 5 (the files record it). Priced on those groups, the fit on 2 and 4
+// predicts 3 and 5 within issue 17's targets (5.8% / 6.2% median); priced as one node, as before
+// the files said how they were grouped, it misses by about 25%.
+TEST(Calibrate, HierarchicalSweepsArePricedOnTheirEmulatedNodes) {
+  const auto all = h100Sweeps({"hier"});
+  ASSERT_FALSE(all.empty());
+  for (const auto& m : all) EXPECT_EQ(m.emulatedPerNode, m.row.nranks % 2 == 0 ? 2 : 1) << m.source;
+  const auto [small, large] = heldOutMedians(all);
+  EXPECT_LT(small, 10.0);
+  EXPECT_LT(large, 10.0);
+  std::vector<Measurement> oneNode = all;
+  for (auto& m : oneNode) m.emulatedPerNode = 0;
+  const auto [smallOneNode, largeOneNode] = heldOutMedians(oneNode);
+  EXPECT_GT(smallOneNode, 20.0);
+  EXPECT_GT(largeOneNode, 20.0);
 }
 
 // The target: measured on this machine (both backends, 2-5 ranks, results/measured/cpu-2core-amd-epyc),

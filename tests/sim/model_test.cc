@@ -96,6 +96,24 @@ TEST(Model, PlansMoveTheTabulatedBytes) {
   planHier(Collective::AllReduce, Shape{32, 4}, s, hier);
   EXPECT_EQ(hier.phaseCount, 3);
   EXPECT_DOUBLE_EQ(hier.phases[1].transfers[0].bytes, 2 * 3.0 / 4 * s);
+  EXPECT_EQ(hier.phases[1].transfers[0].link, LinkClass::Inter);
+  // Nodes of 2 emulated on one host of 4 ranks (ccbench --ranks-per-node 2): a ring of 2 inside
+  // each group (1 step each way), and the shards' ring across the 2 groups on the host's own
+  // links, each rank carrying its own half: 2 steps of S/4 each.
+  Plan emulated;
+  planHier(Collective::AllReduce, Shape{4, 1, 1, 2}, s, emulated);
+  ASSERT_EQ(emulated.phaseCount, 3);
+  EXPECT_DOUBLE_EQ(emulated.phases[0].transfers[0].steps, 1.0);
+  EXPECT_DOUBLE_EQ(emulated.phases[1].transfers[0].steps, 2.0);
+  EXPECT_DOUBLE_EQ(emulated.phases[1].transfers[0].bytes, 2 * 0.5 * s / 2);
+  EXPECT_EQ(emulated.phases[1].transfers[0].link, LinkClass::Intra);
+  EXPECT_DOUBLE_EQ(emulated.phases[2].transfers[0].steps, 1.0);
+  // Nodes of 1: the ring all-reduce across all 4, nothing inside a node.
+  Plan single;
+  planHier(Collective::AllReduce, Shape{4, 1, 1, 1}, s, single);
+  EXPECT_DOUBLE_EQ(single.phases[0].transfers[0].steps, 0.0);
+  EXPECT_DOUBLE_EQ(single.phases[1].transfers[0].steps, 2.0 * 3);
+  EXPECT_DOUBLE_EQ(single.phases[1].transfers[0].bytes, 2 * 3.0 / 4 * s);
   // NVLS inside one node: about S through each port whatever n is.
   Plan nvls;
   planNvls(Collective::AllReduce, Shape{8, 1}, s, nvls);
