@@ -102,6 +102,7 @@ Calibration entryFrom(const std::vector<double>& c, LinkClass link, int cacheLev
   e.bandwidthGBps = toGBps(c[2]);
   for (int l = 0; l < cacheLevels; ++l) e.cacheBandwidthGBps.push_back(toGBps(c[static_cast<std::size_t>(Features::kCacheTerm + l)]));
   if (c.size() > static_cast<std::size_t>(Features::kRendezvousTerm)) e.rendezvousLatencyUs = c[Features::kRendezvousTerm];
+  if (c.size() > static_cast<std::size_t>(Features::kCallTerm)) e.callOverheadUs = c[Features::kCallTerm];
   return e;
 }
 
@@ -215,6 +216,9 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
     Sample s;
     s.features = planFeatures(fitted, shape, pricing, link);
     if (plan.empty()) s.features.x = {1, 0, 0, 0, 0};  // nothing moves: only the launch
+    // A per-call term only for rooted collectives: timed back to back, a call's root or leaves
+    // finish early and overlap the next call, so their time is not the rounds' latency alone.
+    if (!hasRoot(r.collective)) s.features.x[Features::kCallTerm] = 0;
     s.launchUs = (link == LinkClass::Local ? 0.0 : pricing.launchLatencyUs) + copiesUs;
     s.timeUs = r.timeUs - s.launchUs;
     if (s.timeUs <= 0) {
@@ -239,6 +243,9 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
       if (groupLinks[key] == link) pooled.insert(pooled.end(), samples.begin(), samples.end());
     }
     if (pooled.size() < 4) continue;
+    // A link's own numbers have no per-call term: what a call costs beyond the launch is its
+    // algorithm's (the groups below fit it).
+    for (auto& s : pooled) s.features.x[Features::kCallTerm] = 0;
     const std::vector<double> c = fitNonNegative(pooled, pooled.front().features.count);
     pooledCoefficients[link] = c;
     applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));

@@ -154,6 +154,7 @@ Calibration readCalibration(const JsonReader& in) {
   c.latencyUs = in.positive("latency_us", true);
   c.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
   c.rendezvousLatencyUs = in.positive("rendezvous_latency_us", 0.0, true);
+  c.callOverheadUs = in.positive("call_overhead_us", 0.0, true);
   c.bandwidthGBps = in.positive("bandwidth_gbps");
   if (in.has("cache_bandwidth_gbps")) {
     for (const auto& b : in.array("cache_bandwidth_gbps")) {
@@ -189,6 +190,7 @@ Json calibrationToJson(const Calibration& c) {
             {"bandwidth_gbps", c.bandwidthGBps}};
   if (c.oversubscribedLatencyUs > 0) j["oversubscribed_latency_us"] = c.oversubscribedLatencyUs;
   if (c.rendezvousLatencyUs > 0) j["rendezvous_latency_us"] = c.rendezvousLatencyUs;
+  if (c.callOverheadUs > 0) j["call_overhead_us"] = c.callOverheadUs;
   if (!c.cacheBandwidthGBps.empty()) j["cache_bandwidth_gbps"] = c.cacheBandwidthGBps;
   j["fit"] = {{"rows", c.fit.rows},
               {"r2", c.fit.r2},

@@ -126,6 +126,7 @@ struct Calibration {
   double latencyUs = 0;
   double oversubscribedLatencyUs = 0;
   double rendezvousLatencyUs = 0;           // shared memory: extra per step above the eager limit
+  double callOverheadUs = 0;                // once per call, beyond the launch latency
   double bandwidthGBps = 0;                 // effective: efficiency included
   std::vector<double> cacheBandwidthGBps;   // shared memory: per cache level, as in IntraNode::caches
   FitQuality fit;

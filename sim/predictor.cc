@@ -110,6 +110,7 @@ Pricing Predictor::pricingFor(const Calibration* entry) const {
     p.launchLatencyUs = entry->latencyUs;  // a local fit measures the whole call
     link.latencyUs = 0;
   }
+  p.launchLatencyUs += entry->callOverheadUs;
   p.reduceGBps = 0;  // the fit already includes the reductions in its bandwidth
   return p;
 }

@@ -172,7 +172,9 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       }
     }
   }
+  f.count = Features::kCallTerm + 1;
   if (link == LinkClass::Local) f.x[0] = 1;  // a local copy has no steps: the first term is the launch latency
+  else if (!plan.empty()) f.x[Features::kCallTerm] = 1;
   return f;
 }
 

@@ -56,11 +56,12 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
 // with coefficients (latency per step, extra latency per oversubscribed step (a shared GPU: per
 // further process of a step), microseconds per byte
 // at the link's bandwidth (shared memory: from DRAM), then per byte from each of up to 3 cache
-// levels, then extra latency per rendezvous step). Local plans (one rank) put the launch latency
+// levels, then extra latency per rendezvous step, then a call's own overhead beyond the launch
+// latency: 1 for every plan that moves data). Local plans (one rank) put the launch latency
 // in the first coefficient. Terms a plan cannot see stay zero, and the fit leaves them out.
 struct Features {
-  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6;
-  std::array<double, 7> x{};
+  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6, kCallTerm = 7;
+  std::array<double, 8> x{};
   int count = 0;
 };
 Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& pricing, LinkClass link);

@@ -57,6 +57,31 @@ TEST(Calibrate, RecoversTheParametersOfAPortFabric) {
   EXPECT_NEAR(report.fitted.intra.bandwidthGBps, 300, 1e-6);
 }
 
+// Rooted collectives fit a per-call term (Calibration::callOverheadUs): timed back to back, their
+// calls overlap, so part of a call's time does not grow with the rounds. Rows made with 15 us more
+// per call than the base cluster's launch: the binomial broadcast recovers it from 2 and 4 ranks
+// and predicts 3 and 5 exactly; without it the same entry misses; an all_gather (no root) gets no
+// such term.
+TEST(Calibrate, RootedCollectivesFitACallOverhead) {
+  Cluster truth = loadCluster("dgx-h100");
+  truth.intra.latencyUs = 4;
+  truth.intra.bandwidthGBps = 400;
+  truth.intra.efficiency = 1;
+  truth.gpu.launchLatencyUs += 15;
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), synthetic(truth, Collective::Broadcast, "tree", {2, 4}));
+  ASSERT_EQ(report.groups.size(), 1u);
+  EXPECT_NEAR(report.groups[0].callOverheadUs, 15, 1e-6);
+  EXPECT_NEAR(report.groups[0].latencyUs, 4, 1e-6);
+  const ValidationReport heldOut = validate(report.fitted, synthetic(truth, Collective::Broadcast, "tree", {3, 5}));
+  EXPECT_LT(heldOut.ranges[5].maxAbsErrorPct, 1e-6);
+  Cluster without = report.fitted;
+  without.calibrations[0].callOverheadUs = 0;
+  EXPECT_GT(validate(without, synthetic(truth, Collective::Broadcast, "tree", {3, 5})).ranges[0].medianAbsErrorPct, 10.0);
+  const CalibrationReport unrooted = calibrate(loadCluster("dgx-h100"), synthetic(truth, Collective::AllGather, "ring", {2, 4}));
+  ASSERT_EQ(unrooted.groups.size(), 1u);
+  EXPECT_EQ(unrooted.groups[0].callOverheadUs, 0);
+}
+
 TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
   Cluster truth = loadCluster("cpu-2core-amd-epyc");
   ASSERT_EQ(truth.intra.eagerLimitBytes, 4096);
@@ -193,14 +218,14 @@ std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows) {
 // The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
 // 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
 // 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
-// algorithms as they stand (9.0% and 11.9%), and that reading the runs as a GPU per process
+// algorithms as they stand (6.6% and 9.7%), and that reading the runs as a GPU per process
 // (what the model did before it knew they shared one) is worse.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = h100Sweeps({"bruck", "hier", "rd", "rhd", "ring", "tree"});
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
   const auto [small, large] = heldOutMedians(all);
-  EXPECT_LT(small, 10.0);
-  EXPECT_LT(large, 13.0);
+  EXPECT_LT(small, 8.0);
+  EXPECT_LT(large, 10.5);
   std::vector<Measurement> separate = all;
   for (auto& m : separate) m.perDevice = 1;
   const auto [smallBlind, largeBlind] = heldOutMedians(separate);
