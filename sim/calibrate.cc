@@ -261,11 +261,15 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
     const auto& [impl, collective, algo, inPlace] = key;
     const LinkClass link = groupLinks[key];
     const int columns = samples.front().features.count;
+    int terms = 0;  // the columns these rows can see: what the rows must outnumber
+    for (int j = 0; j < columns; ++j) {
+      terms += std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[static_cast<std::size_t>(j)] != 0; });
+    }
     std::set<std::uint64_t> sizes;
     for (const auto& s : samples) sizes.insert(s.measurement->row.sizeBytes);
     const std::string what = fmt::format("{} {} {}{}", impl, name(static_cast<Collective>(collective)), algo, inPlace ? " in place" : "");
-    if (sizes.size() < 2 || static_cast<int>(samples.size()) <= columns) {
-      report.notes.push_back(fmt::format("{}: {} rows over {} sizes are too few to fit {} terms", what, samples.size(), sizes.size(), columns));
+    if (sizes.size() < 2 || static_cast<int>(samples.size()) <= terms) {
+      report.notes.push_back(fmt::format("{}: {} rows over {} sizes are too few to fit {} terms", what, samples.size(), sizes.size(), terms));
       continue;
     }
     allCoefficients.push_back(fitNonNegative(samples, columns));

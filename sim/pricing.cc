@@ -148,7 +148,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
   Features f;
   const bool shared = pricing.sharedMemory && link != LinkClass::Inter;
   const SharedMemoryView shm = shared ? sharedView(plan, shape, pricing) : SharedMemoryView{};
-  f.count = shared ? Features::kRendezvousTerm + 1 : Features::kCacheTerm;
+  f.count = Features::kCallTerm + 1;  // the columns a plan cannot see stay zero, and the fit leaves them out
   for (int i = 0; i < plan.phaseCount; ++i) {
     const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
     for (int k = 0; k < phase.transferCount; ++k) {
@@ -172,7 +172,6 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       }
     }
   }
-  f.count = Features::kCallTerm + 1;
   if (link == LinkClass::Local) f.x[0] = 1;  // a local copy has no steps: the first term is the launch latency
   else if (!plan.empty()) f.x[Features::kCallTerm] = 1;
   return f;

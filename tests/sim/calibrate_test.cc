@@ -323,6 +323,11 @@ TEST(Calibrate, TooFewRowsAreReportedNotFitted) {
   EXPECT_TRUE(report.groups.empty());
   ASSERT_FALSE(report.notes.empty());
   EXPECT_NE(report.notes.back().find("too few"), std::string::npos);
+  // Enough is more rows than the terms the rows can see (latency, bandwidth, a rooted call's
+  // own term: 3 here), not than every column the fit has.
+  std::vector<Measurement> four(rows.begin(), rows.begin() + 4);
+  const CalibrationReport fitted = calibrate(loadCluster("dgx-h100"), four);
+  EXPECT_EQ(fitted.groups.size(), 1u);
 }
 
 }  // namespace
