@@ -34,7 +34,8 @@ struct Sample {
 // Weighted least squares with non-negative coefficients: minimise sum ((x.c - t) / t)^2 by QR,
 // dropping the most negative coefficient's column until all are >= 0 (an active-set NNLS, which
 // for these few columns converges in a step or two). Columns that are all zero stay at 0.
-std::vector<double> fitNonNegative(const std::vector<Sample>& samples, int columns) {
+std::vector<double> fitNonNegative(const std::vector<Sample>& samples) {
+  constexpr int columns = Features::kColumns;
   std::vector<int> active;
   for (int j = 0; j < columns; ++j) {
     const bool used = std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[static_cast<std::size_t>(j)] != 0; });
@@ -101,8 +102,8 @@ Calibration entryFrom(const std::vector<double>& c, LinkClass link, int cacheLev
   e.oversubscribedLatencyUs = c[1];
   e.bandwidthGBps = toGBps(c[2]);
   for (int l = 0; l < cacheLevels; ++l) e.cacheBandwidthGBps.push_back(toGBps(c[static_cast<std::size_t>(Features::kCacheTerm + l)]));
-  if (c.size() > static_cast<std::size_t>(Features::kRendezvousTerm)) e.rendezvousLatencyUs = c[Features::kRendezvousTerm];
-  if (c.size() > static_cast<std::size_t>(Features::kCallTerm)) e.callOverheadUs = c[Features::kCallTerm];
+  e.rendezvousLatencyUs = c[Features::kRendezvousTerm];
+  e.callOverheadUs = c[Features::kCallTerm];
   return e;
 }
 
@@ -246,7 +247,7 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
     // A link's own numbers have no per-call term: what a call costs beyond the launch is its
     // algorithm's (the groups below fit it).
     for (auto& s : pooled) s.features.x[Features::kCallTerm] = 0;
-    const std::vector<double> c = fitNonNegative(pooled, pooled.front().features.count);
+    const std::vector<double> c = fitNonNegative(pooled);
     pooledCoefficients[link] = c;
     applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));
     report.linkFits.push_back({link, quality(pooled, std::vector<const std::vector<double>*>(pooled.size(), &c))});
@@ -260,9 +261,8 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
   for (auto& [key, samples] : groups) {
     const auto& [impl, collective, algo, inPlace] = key;
     const LinkClass link = groupLinks[key];
-    const int columns = samples.front().features.count;
     int terms = 0;  // the columns these rows can see: what the rows must outnumber
-    for (int j = 0; j < columns; ++j) {
+    for (int j = 0; j < Features::kColumns; ++j) {
       terms += std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[static_cast<std::size_t>(j)] != 0; });
     }
     std::set<std::uint64_t> sizes;
@@ -272,7 +272,7 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
       report.notes.push_back(fmt::format("{}: {} rows over {} sizes are too few to fit {} terms", what, samples.size(), sizes.size(), terms));
       continue;
     }
-    allCoefficients.push_back(fitNonNegative(samples, columns));
+    allCoefficients.push_back(fitNonNegative(samples));
     std::vector<double>& c = allCoefficients.back();
     if (auto pooled = pooledCoefficients.find(link); pooled != pooledCoefficients.end()) {
       for (std::size_t j = 0; j < c.size() && j < pooled->second.size(); ++j) {

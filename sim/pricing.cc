@@ -148,7 +148,6 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
   Features f;
   const bool shared = pricing.sharedMemory && link != LinkClass::Inter;
   const SharedMemoryView shm = shared ? sharedView(plan, shape, pricing) : SharedMemoryView{};
-  f.count = Features::kCallTerm + 1;  // the columns a plan cannot see stay zero, and the fit leaves them out
   for (int i = 0; i < plan.phaseCount; ++i) {
     const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
     for (int k = 0; k < phase.transferCount; ++k) {

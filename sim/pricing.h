@@ -60,9 +60,8 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
 // latency: 1 for every plan that moves data). Local plans (one rank) put the launch latency
 // in the first coefficient. Terms a plan cannot see stay zero, and the fit leaves them out.
 struct Features {
-  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6, kCallTerm = 7;
-  std::array<double, 8> x{};
-  int count = 0;
+  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6, kCallTerm = 7, kColumns = 8;
+  std::array<double, kColumns> x{};
 };
 Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& pricing, LinkClass link);
 
