@@ -1,5 +1,7 @@
 #include "bench/tuner.h"
 
+#include <algorithm>
+
 #include <filesystem>
 #include <limits>
 
@@ -78,6 +80,14 @@ double SimulatorChooser::predictUs(Collective collective, std::string_view algor
 const Algorithm& SimulatorChooser::choose(Collective collective, std::size_t bytes, bool inPlace) {
   const auto key = std::make_tuple(collective, bytes, inPlace);
   if (auto it = picked_.find(key); it != picked_.end()) return *it->second;
+  // Where the cluster's calibration measured some of this collective's algorithms, auto chooses
+  // among those: another is priced with the pooled link constants, not a measurement of its own.
+  auto calibrated = [&](std::string_view algo) {
+    return std::any_of(cluster_.calibrations.begin(), cluster_.calibrations.end(), [&](const sim::Calibration& c) {
+      return c.implementation == "cclab" && c.collective == collective && (algo.empty() || c.algo == algo);
+    });
+  };
+  const bool measuredOnly = calibrated("");
   const Algorithm* best = nullptr;
   double bestUs = std::numeric_limits<double>::infinity();
   for (const Algorithm& a : allAlgorithms()) {
@@ -85,6 +95,7 @@ const Algorithm& SimulatorChooser::choose(Collective collective, std::size_t byt
     // On one node the hierarchical algorithm is the ring with extra steps (NCCL's tuner does not
     // offer it there either); its calibration comes from emulated nodes, a layout auto never runs.
     if (a.name == "hier" && nodes_ == 1) continue;
+    if (measuredOnly && !calibrated(a.name)) continue;
     try {
       const double us = predictUs(collective, a.name, bytes, inPlace);
       if (us < bestUs) {

@@ -38,8 +38,8 @@ class SimulatorChooser final : public AlgorithmChooser {
   SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice = 1);
 
   // The registry's algorithm for `collective` with the smallest predicted time, priced with the
-  // "cclab" calibration entries where the cluster has them; ties go to the earlier registry row;
-  // `hier` only across hosts.
+  // "cclab" calibration entries where the cluster has them (and then only among the algorithms
+  // they measured for the collective); ties go to the earlier registry row; `hier` only across hosts.
   // Remembered per (collective, bytes, in place): a sweep prices each size once.
   const Algorithm& choose(Collective collective, std::size_t bytes, bool inPlace) override;
   std::string describe(Collective) const override { return std::string(sim::kSimulatorPicks); }

@@ -44,9 +44,11 @@ namespace cclab {
 
 class ShmTransport final : public Transport {
  public:
-  static constexpr int kSlots = 8;
-  static constexpr std::size_t kSlotPayload = 16 * 1024;
-  static constexpr int kMaxRanks = 64;  // n x n channels: 64 ranks map 512 MiB
+  // Many small slots: a sender runs up to kSlots small messages ahead of a receiver that is not
+  // scheduled (ranks outnumbering cores); large messages take the single copy.
+  static constexpr int kSlots = 64;
+  static constexpr std::size_t kSlotPayload = 4 * 1024;
+  static constexpr int kMaxRanks = 64;  // n x n channels: 64 ranks map 1 GiB
 
   // The bytes of the region `ranks` ranks share.
   static std::size_t regionBytes(int ranks);

@@ -3,9 +3,11 @@
 outputs: per collective and rank count, cclab's out-of-place algbw over the MPI library's in the same
 launch (ccbench's side-by-side lines), its median over the launches per size, then how many sizes
 are at or above 1.0x, the smallest (with the algorithm auto picked there) and the median over
-32-256 MiB.
+32-256 MiB. With --sizes: one column per size instead (the ratio, median over the launches; a size
+that the ranks do not divide, 20 B of 5 ranks, is shown under the power of two it was rounded down
+from; "—" where the size gives a rank no element), for the small-message tables.
 
-Usage: scripts/auto_table.py results/measured/<machine>/auto[-shm]
+Usage: scripts/auto_table.py [--sizes] results/measured/<machine>/auto[-shm]
 """
 import collections
 import glob
@@ -44,14 +46,17 @@ def to_bytes(text):
 
 
 def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("usage: scripts/auto_table.py <folder of measure_cpu_auto.sh outputs>", file=sys.stderr)
+    args = sys.argv[1:]
+    by_size = args[:1] == ["--sizes"]
+    args = args[1:] if by_size else args
+    if len(args) != 1 or not os.path.isdir(args[0]):
+        print("usage: scripts/auto_table.py [--sizes] <folder of measure_cpu_auto.sh outputs>", file=sys.stderr)
         sys.exit(2)
     ratios = collections.defaultdict(lambda: collections.defaultdict(list))
     algorithm = collections.defaultdict(dict)
     runs = collections.defaultdict(set)
-    for path in sorted(glob.glob(os.path.join(sys.argv[1], "*_np*_run*.txt"))):
-        m = re.match(r"(\w+?)_np(\d+)_run(\d+)\.txt", os.path.basename(path))
+    for path in sorted(glob.glob(os.path.join(args[0], "*_np*.txt"))):
+        m = re.match(r"(\w+?)_np(\d+)(?:_run(\d+))?\.txt", os.path.basename(path))
         if not m:
             continue
         key = (m.group(1), int(m.group(2)))
@@ -68,9 +73,21 @@ def main():
                 if to_bytes(low) <= size <= to_bytes(high):
                     algorithm[key][size] = algo
     order = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall"]
+    keys = sorted(ratios, key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1]))
+    if by_size:
+        def nominal(size):
+            return 1 << (size - 1).bit_length()
+        columns = {key: {nominal(size): statistics.median(v) for size, v in ratios[key].items()} for key in keys}
+        sizes = sorted({size for key in keys for size in columns[key]})
+        print("| collective | N | " + " | ".join(describe(size) for size in sizes) + " |")
+        print("| --- | --- | " + " | ".join("---" for _ in sizes) + " |")
+        for key in keys:
+            cells = [f"{columns[key][size]:.2f}" if size in columns[key] else "—" for size in sizes]
+            print(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+        return
     print("| collective | N | runs | sizes | sizes ≥ 1.0× | min (size, algorithm) | median 32–256 MiB |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for key in sorted(ratios, key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1])):
+    for key in keys:
         per_size = {size: statistics.median(v) for size, v in ratios[key].items()}
         worst = min(per_size, key=per_size.get)
         large = [r for size, r in per_size.items() if 32 << 20 <= size <= 256 << 20]

@@ -11,7 +11,8 @@
 # Usage: scripts/measure_cpu_algorithms.sh <machine-name> [max-size]   (after scripts/test.sh built
 # it; CCBENCH=<path> and CCSIM=<path> run another build's tools; CALIBRATE_ONLY=1 skips the sweeps;
 # TRANSPORT=shm runs cclab through the shared memory transport, into algorithms-shm/ and
-# models/calibrations/<preset>-shm.json, the calibration `--algo auto --transport shm` tunes on)
+# models/calibrations/<preset>-shm.json, the calibration `--algo auto --transport shm` tunes on;
+# FAMILIES="linear" sweeps only those families and recalibrates on them with the committed rest)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}
@@ -32,11 +33,12 @@ declare -A collectives=(
   [tree]=all_reduce,broadcast,reduce,gather,scatter
   [bruck]=all_gather,alltoall
   [hier]=all_reduce
+  [linear]=alltoall  # the linear gather and scatter run as the ring family's
 )
 for ranks in 2 3 4 5; do
   [ -n "${CALIBRATE_ONLY:-}" ] && break  # CALIBRATE_ONLY=1: refit and recheck the committed sweeps
   perNode=$(( ranks % 2 == 0 ? 2 : 1 ))
-  for algo in ring rd rhd tree bruck hier; do
+  for algo in ${FAMILIES:-ring rd rhd tree bruck hier linear}; do
     echo "== $algo, $ranks ranks"
     mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
       "$ccbench" "${collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \

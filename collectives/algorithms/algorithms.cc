@@ -34,6 +34,7 @@ constexpr std::array kAlgorithms = {
     Algorithm{Collective::Gather, "tree", "tree", treeGather},
     Algorithm{Collective::Scatter, "tree", "tree", treeScatter},
     Algorithm{Collective::AllReduce, "hier", "hier", hierAllReduce},
+    Algorithm{Collective::AllToAll, "linear", "linear", linearAllToAll},
 };
 
 }  // namespace

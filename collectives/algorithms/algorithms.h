@@ -36,6 +36,7 @@ void ringAllGather(Context& ctx, const CollectiveArgs& args);
 void chainBroadcast(Context& ctx, const CollectiveArgs& args);
 void ringReduce(Context& ctx, const CollectiveArgs& args);
 void pairwiseAllToAll(Context& ctx, const CollectiveArgs& args);
+void linearAllToAll(Context& ctx, const CollectiveArgs& args);
 void linearGather(Context& ctx, const CollectiveArgs& args);
 void linearScatter(Context& ctx, const CollectiveArgs& args);
 void ringSendRecv(Context& ctx, const CollectiveArgs& args);

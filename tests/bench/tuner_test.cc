@@ -64,6 +64,27 @@ TEST(Tuner, PicksTheFastestPredictionAtEverySize) {
   EXPECT_EQ(chooser.choose(Collective::AllReduce, 8, false).name, "rd");
 }
 
+// An algorithm the calibration never measured would be priced with the pooled link constants (here
+// the preset's fast shared memory) and look cheaper than the measured one: auto keeps to the
+// measured ones while the collective has any, and offers the rest once it has none.
+TEST(Tuner, ChoosesAmongTheAlgorithmsTheCalibrationMeasured) {
+  sim::Cluster cluster = sim::loadCluster("cpu-2core-amd-epyc");
+  cluster.calibrations = {entry(Collective::AllToAll, "pairwise", 50.0, 1.0)};
+  SimulatorChooser measured(cluster, 4, 4);
+  EXPECT_LT(measured.predictUs(Collective::AllToAll, "linear", 8, false), measured.predictUs(Collective::AllToAll, "pairwise", 8, false));
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{64} << 10, std::size_t{64} << 20}) {
+    EXPECT_EQ(measured.choose(Collective::AllToAll, bytes, false).name, "pairwise") << bytes;
+  }
+  // Measured too, and cheaper: taken.
+  cluster.calibrations.push_back(entry(Collective::AllToAll, "linear", 5.0, 1.0));
+  EXPECT_EQ(SimulatorChooser(cluster, 4, 4).choose(Collective::AllToAll, 8, false).name, "linear");
+  // No alltoall measured at all: every algorithm is a candidate again.
+  cluster.calibrations = {entry(Collective::AllReduce, "ring", 50.0, 1.0)};
+  SimulatorChooser unmeasured(cluster, 4, 4);
+  EXPECT_EQ(unmeasured.choose(Collective::AllToAll, 8, false).collective, Collective::AllToAll);
+  EXPECT_EQ(unmeasured.choose(Collective::AllReduce, 8, false).name, "ring");
+}
+
 TEST(Tuner, EveryCollectiveGetsOneOfItsOwnAlgorithms) {
   SimulatorChooser chooser(sim::loadCluster("cpu-2core-amd-epyc"), 5, 5);
   for (Collective c : allCollectives()) {

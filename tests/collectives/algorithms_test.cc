@@ -157,6 +157,8 @@ TEST(Algorithms, RegistryNamesWhatRuns) {
   EXPECT_EQ(findAlgorithm(Collective::Broadcast, "ring").name, "chain");
   EXPECT_EQ(findAlgorithm(Collective::AllToAll, "ring").name, "pairwise");
   EXPECT_EQ(findAlgorithm(Collective::AllToAll, "pairwise").name, "pairwise");
+  EXPECT_EQ(findAlgorithm(Collective::AllToAll, "linear").name, "linear");
+  EXPECT_EQ(findAlgorithm(Collective::Gather, "linear").name, "linear");
   EXPECT_EQ(findAlgorithm(Collective::AllReduce, "tree").name, "tree");
   EXPECT_EQ(findAlgorithm(Collective::AllGather, "rhd").name, "rhd");
   EXPECT_THROW(findAlgorithm(Collective::AllReduce, "bruck"), InputError);
