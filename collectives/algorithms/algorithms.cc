@@ -35,6 +35,7 @@ constexpr std::array kAlgorithms = {
     Algorithm{Collective::Scatter, "tree", "tree", treeScatter},
     Algorithm{Collective::AllReduce, "hier", "hier", hierAllReduce},
     Algorithm{Collective::AllToAll, "linear", "linear", linearAllToAll},
+    Algorithm{Collective::AllGather, "linear", "linear", linearAllGather},
 };
 
 }  // namespace

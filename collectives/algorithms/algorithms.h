@@ -37,6 +37,7 @@ void chainBroadcast(Context& ctx, const CollectiveArgs& args);
 void ringReduce(Context& ctx, const CollectiveArgs& args);
 void pairwiseAllToAll(Context& ctx, const CollectiveArgs& args);
 void linearAllToAll(Context& ctx, const CollectiveArgs& args);
+void linearAllGather(Context& ctx, const CollectiveArgs& args);
 void linearGather(Context& ctx, const CollectiveArgs& args);
 void linearScatter(Context& ctx, const CollectiveArgs& args);
 void ringSendRecv(Context& ctx, const CollectiveArgs& args);

@@ -1,9 +1,11 @@
 // Linear gather / scatter: every block goes straight to (from) the root at once. The root's port
 // carries (n-1)/n of the buffer; the blocks of other nodes pass the root node's NICs. In a gather
 // the root does the copying (one copier); in a scatter every rank takes part.
-// Linear alltoall: every rank posts all its messages at once. Its bytes and its messages are the
-// pairwise exchange's (each rank still takes its g - 1 messages one after another), so the plan is
-// that one: what differs is that no message waits for its peer's previous step, which only a
+// Linear alltoall and all_gather: every rank posts all its messages at once, one block of S/n to
+// each other rank - the pairwise exchange's messages and bytes in both (the all_gather's block is
+// the same to every peer; across nodes each goes to each remote rank, g(n-g)S/n through a node's
+// NICs, not the ring's (n-1)/n S). Each rank still takes its g - 1 messages one after another;
+// what differs from pairwise is that no message waits for its peer's previous step, which only a
 // measurement shows, in the group's own fitted latency.
 
 #include "sim/algorithms/algorithms.h"
@@ -11,7 +13,7 @@
 namespace cclab::sim {
 
 bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan) {
-  if (c == Collective::AllToAll) return planPairwise(c, s, bytes, plan);
+  if (c == Collective::AllToAll || c == Collective::AllGather) return planPairwise(Collective::AllToAll, s, bytes, plan);
   if (c != Collective::Gather && c != Collective::Scatter) return false;
   const int n = s.ranks, p = s.nodes, g = s.perNode();
   const double f = static_cast<double>(n - 1) / n;
