@@ -6,7 +6,7 @@
 #
 # Usage: scripts/measure_cpu_auto.sh <machine-name> [runs] [max-size]   (after scripts/test.sh built
 # it; CCBENCH=<path> runs another build's ccbench; TRANSPORT=shm runs cclab through the shared
-# memory transport, into results/measured/<machine>/auto-shm/)
+# memory transport, into results/measured/<machine>/auto-shm/; OUT=<folder> writes there instead)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [runs] [max-size]}
@@ -15,6 +15,7 @@ max=${3:-256M}
 transport=${TRANSPORT:-mpi}
 out="results/measured/$machine/auto"
 [ "$transport" = mpi ] || out="$out-$transport"
+out=${OUT:-$out}
 mkdir -p "$out"
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 for run in $(seq 1 "$runs"); do
