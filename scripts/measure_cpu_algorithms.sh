@@ -33,7 +33,7 @@ declare -A collectives=(
   [tree]=all_reduce,broadcast,reduce,gather,scatter
   [bruck]=all_gather,alltoall
   [hier]=all_reduce
-  [linear]=alltoall,all_gather  # the linear gather and scatter run as the ring family's
+  [linear]=alltoall,all_gather,all_reduce  # the linear gather and scatter run as the ring family's
 )
 for ranks in 2 3 4 5; do
   [ -n "${CALIBRATE_ONLY:-}" ] && break  # CALIBRATE_ONLY=1: refit and recheck the committed sweeps

@@ -36,6 +36,7 @@ constexpr std::array kAlgorithms = {
     Algorithm{Collective::AllReduce, "hier", "hier", hierAllReduce},
     Algorithm{Collective::AllToAll, "linear", "linear", linearAllToAll},
     Algorithm{Collective::AllGather, "linear", "linear", linearAllGather},
+    Algorithm{Collective::AllReduce, "linear", "linear", linearAllReduce},
 };
 
 }  // namespace

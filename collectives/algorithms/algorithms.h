@@ -38,6 +38,7 @@ void ringReduce(Context& ctx, const CollectiveArgs& args);
 void pairwiseAllToAll(Context& ctx, const CollectiveArgs& args);
 void linearAllToAll(Context& ctx, const CollectiveArgs& args);
 void linearAllGather(Context& ctx, const CollectiveArgs& args);
+void linearAllReduce(Context& ctx, const CollectiveArgs& args);
 void linearGather(Context& ctx, const CollectiveArgs& args);
 void linearScatter(Context& ctx, const CollectiveArgs& args);
 void ringSendRecv(Context& ctx, const CollectiveArgs& args);

@@ -6,7 +6,8 @@
 // the same to every peer; across nodes each goes to each remote rank, g(n-g)S/n through a node's
 // NICs, not the ring's (n-1)/n S). Each rank still takes its g - 1 messages one after another;
 // what differs from pairwise is that no message waits for its peer's previous step, which only a
-// measurement shows, in the group's own fitted latency.
+// measurement shows, in the group's own fitted latency. The linear (one-shot) all_reduce sends the
+// whole buffer to every other rank the same way and reduces the n - 1 it receives.
 
 #include "sim/algorithms/algorithms.h"
 
@@ -14,6 +15,13 @@ namespace cclab::sim {
 
 bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan) {
   if (c == Collective::AllToAll || c == Collective::AllGather) return planPairwise(Collective::AllToAll, s, bytes, plan);
+  if (c == Collective::AllReduce) {
+    // Every rank's whole buffer to every other rank: an alltoall's messages with blocks of S, and
+    // n - 1 buffers reduced.
+    if (!planPairwise(Collective::AllToAll, s, bytes * s.ranks, plan)) return false;
+    plan.phases[0].reduceBytes = (s.ranks - 1) * bytes;
+    return true;
+  }
   if (c != Collective::Gather && c != Collective::Scatter) return false;
   const int n = s.ranks, p = s.nodes, g = s.perNode();
   const double f = static_cast<double>(n - 1) / n;

@@ -159,6 +159,7 @@ TEST(Algorithms, RegistryNamesWhatRuns) {
   EXPECT_EQ(findAlgorithm(Collective::AllToAll, "pairwise").name, "pairwise");
   EXPECT_EQ(findAlgorithm(Collective::AllToAll, "linear").name, "linear");
   EXPECT_EQ(findAlgorithm(Collective::AllGather, "linear").name, "linear");
+  EXPECT_EQ(findAlgorithm(Collective::AllReduce, "linear").name, "linear");
   EXPECT_EQ(findAlgorithm(Collective::Gather, "linear").name, "linear");
   EXPECT_EQ(findAlgorithm(Collective::AllReduce, "tree").name, "tree");
   EXPECT_EQ(findAlgorithm(Collective::AllGather, "rhd").name, "rhd");
