@@ -45,12 +45,9 @@ note() { echo "== $*" | tee -a "$logs/summary.txt"; }
 pack() {  # on the device machine: everything back in one file, whatever happened
   [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" "$out" && echo "packed $out into \$OUT/gpu-results.tgz"
 }
-# Several processes on one GPU (the tests and the cclab ring runs) need NVIDIA's MPS to share it:
-# without it the GPU time-slices between their contexts and every ring step waits for a switch
-# (about 290 us on an H200, against 29 us under MPS: docs/gpu.md). Started here when the driver
-# has it and it is not running yet, stopped at exit; CCLAB_GPU_MPS=0 leaves it off.
-mps_started=0
-stop_mps() { [ $mps_started = 1 ] && echo quit | timeout 10 nvidia-cuda-mps-control; mps_started=0; }
+# Several processes on one GPU (the tests and the cclab ring runs) share it under MPS, started
+# here and stopped at exit (scripts/gpu_mps.sh).
+source scripts/gpu_mps.sh
 finish() { stop_mps; pack; }
 trap finish EXIT
 
@@ -66,10 +63,8 @@ fi
 ccbench=$build/bin/ccbench
 "$build/tests/gpu_probe" >/dev/null 2>&1 || { echo "$0: no GPU on this machine (or $build not built)" >&2; exit 2; }
 nvidia-smi -L >"$logs/nvidia-smi.txt" 2>&1
-if [ "${CCLAB_GPU_MPS:-1}" != 0 ] && command -v nvidia-cuda-mps-control >/dev/null && ! pgrep -x nvidia-cuda-mps >/dev/null; then
-  timeout 10 nvidia-cuda-mps-control -d && mps_started=1
-fi
-note "MPS: $([ $mps_started = 1 ] && echo "started for this run" || echo "not started (CCLAB_GPU_MPS=${CCLAB_GPU_MPS:-1}; already running or not in this driver)")"
+start_mps
+note "$mps_status"
 nvidia-smi topo -m >>"$logs/nvidia-smi.txt" 2>&1
 
 if wants test; then

@@ -25,23 +25,14 @@ suffix=""
 [ "$transport" = mpi ] || { out="$out-$transport"; suffix="-$transport"; }
 mkdir -p "$out" models/calibrations
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-# Each family with the collectives it does (collectives/algorithms/algorithms.cc).
-declare -A collectives=(
-  [ring]=all
-  [rd]=all_reduce
-  [rhd]=all_reduce,reduce_scatter,all_gather
-  [tree]=all_reduce,broadcast,reduce,gather,scatter
-  [bruck]=all_gather,alltoall
-  [hier]=all_reduce
-  [linear]=alltoall,all_gather,all_reduce  # the linear gather and scatter run as the ring family's
-)
+source scripts/algorithm_families.sh
 for ranks in 2 3 4 5; do
   [ -n "${CALIBRATE_ONLY:-}" ] && break  # CALIBRATE_ONLY=1: refit and recheck the committed sweeps
   perNode=$(( ranks % 2 == 0 ? 2 : 1 ))
-  for algo in ${FAMILIES:-ring rd rhd tree bruck hier linear}; do
+  for algo in ${FAMILIES:-$all_families}; do
     echo "== $algo, $ranks ranks"
     mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
-      "$ccbench" "${collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
+      "$ccbench" "${family_collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
       --transport "$transport" -b 8 -e "$max" -f 4 -n 20 -w 3 -J "$out/${algo}_np$ranks.json" > "$out/${algo}_np$ranks.txt"
   done
 done
