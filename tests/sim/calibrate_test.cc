@@ -195,9 +195,9 @@ TEST(Calibrate, RecoversTheLatencyOfProcessesSharingAGpu) {
   EXPECT_NEAR(shared - own, 6 * 3 * 2.0 + 3 * 1536 * 1e-3 / 300, 1e-9);
 }
 
-// The H100 sweeps of these algorithm families at 2-5 processes.
-std::vector<Measurement> h100Sweeps(std::initializer_list<const char*> families) {
-  const std::string dir = "results/measured/gpu-1x-nvidia-h100/algorithms/sweeps/";
+// One GPU's sweeps of these algorithm families at 2-5 processes.
+std::vector<Measurement> gpuSweeps(const std::string& machine, std::initializer_list<const char*> families) {
+  const std::string dir = "results/measured/" + machine + "/algorithms/sweeps/";
   std::vector<std::string> files;
   for (const char* family : families) {
     for (int n : {2, 3, 4, 5}) files.push_back(repo(dir + family + "_np" + std::to_string(n) + ".json"));
@@ -205,8 +205,13 @@ std::vector<Measurement> h100Sweeps(std::initializer_list<const char*> families)
   return loadMeasurements(files);
 }
 
+std::vector<Measurement> h100Sweeps(std::initializer_list<const char*> families) {
+  return gpuSweeps("gpu-1x-nvidia-h100", families);
+}
+
 // Fit the H100 description on the rows of 2 and 4 processes, validate on 3 and 5: the held-out
-// median |error| below 64 KiB and from 64 KiB.
+// median |error| below 64 KiB and from 64 KiB. (The H200's sweeps are fitted on it too: there is
+// no H200 preset, and the fit replaces the constants it measures.)
 std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows) {
   const CalibrationReport report = calibrate(loadCluster("dgx-h100"), selectMeasurements(rows, {2, 4}, 0));
   const ValidationReport heldOut = validate(report.fitted, selectMeasurements(rows, {3, 5}, 0));
@@ -218,10 +223,10 @@ std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows) {
 // The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
 // 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
 // 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
-// algorithms as they stand (6.6% and 9.7%), and that reading the runs as a GPU per process
+// algorithms as they stand (6.1% and 9.5%), and that reading the runs as a GPU per process
 // (what the model did before it knew they shared one) is worse.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
-  const auto all = h100Sweeps({"bruck", "hier", "rd", "rhd", "ring", "tree"});
+  const auto all = h100Sweeps({"bruck", "hier", "linear", "rd", "rhd", "ring", "tree"});
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
   const auto [small, large] = heldOutMedians(all);
   EXPECT_LT(small, 8.0);
@@ -231,6 +236,16 @@ TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto [smallBlind, largeBlind] = heldOutMedians(separate);
   EXPECT_GT(smallBlind, small + 3.0);
   EXPECT_GT(largeBlind, large + 3.0);
+}
+
+// The same sweeps on an H200 (results/measured/gpu-1x-nvidia-h200/algorithms/sweeps), a GPU the
+// model's sharing terms were not developed on: 8.1% and 10.1%.
+TEST(Calibrate, H200SweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
+  const auto all = gpuSweeps("gpu-1x-nvidia-h200", {"bruck", "hier", "linear", "rd", "rhd", "ring", "tree"});
+  ASSERT_EQ(all.size(), 2226u);  // 1,126 rows at 2 and 4 processes, 1,100 at 3 and 5
+  const auto [small, large] = heldOutMedians(all);
+  EXPECT_LT(small, 9.0);
+  EXPECT_LT(large, 11.0);
 }
 
 // The hierarchical all_reduce of the H100 sweeps ran on nodes emulated by --ranks-per-node: 2 at
