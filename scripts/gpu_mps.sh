@@ -1,7 +1,8 @@
 # Sourced by the GPU scripts. Several processes on one GPU need NVIDIA's MPS to share it: without
 # it the GPU time-slices between their contexts and every ring step waits for a switch (about
-# 290 us on an H200, against 29 us under MPS: docs/gpu.md). start_mps starts it (and says so in $mps_status) when the driver
-# has it and it is not running yet (CCLAB_GPU_MPS=0 leaves it off); stop_mps stops what it started.
+# 290 us on an H200, against 29 us under MPS: docs/gpu.md). start_mps starts it when the driver
+# has it and it is not running yet (CCLAB_GPU_MPS=0 leaves it off) and says which in $mps_status;
+# stop_mps stops what it started.
 # shellcheck shell=bash disable=SC2034
 mps_started=0
 start_mps() {
