@@ -146,8 +146,8 @@ TEST(Tuner, PicksOnTheH100CalibrationScoredAgainstItsMeasuredFamilies) {
   EXPECT_GE(within, 91);
 }
 
-// The same on an H200 (sweeps and launches of one call; its own calibration, fitted on dgx-h100's
-// description: there is no H200 preset), scored against each of that machine's two launch sets:
+// The same on an H200 (sweeps and launches of one call; its own calibration, fitted on the
+// dgx-h200 description), scored against each of that machine's two launch sets:
 // 96 and 91 of 114 when this test was written (the two sets differ by the launches' own noise).
 TEST(Tuner, PicksOnTheH200CalibrationScoredAgainstItsMeasuredFamilies) {
   for (const auto& [launches, atLeast] : {std::pair{"auto-np35", 96}, std::pair{"auto-np35-calibrated", 91}}) {

@@ -209,11 +209,10 @@ std::vector<Measurement> h100Sweeps(std::initializer_list<const char*> families)
   return gpuSweeps("gpu-1x-nvidia-h100", families);
 }
 
-// Fit the H100 description on the rows of 2 and 4 processes, validate on 3 and 5: the held-out
-// median |error| below 64 KiB and from 64 KiB. (The H200's sweeps are fitted on it too: there is
-// no H200 preset, and the fit replaces the constants it measures.)
-std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows) {
-  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), selectMeasurements(rows, {2, 4}, 0));
+// Fit a description (the H100's unless told) on the rows of 2 and 4 processes, validate on 3 and
+// 5: the held-out median |error| below 64 KiB and from 64 KiB.
+std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows, const std::string& preset = "dgx-h100") {
+  const CalibrationReport report = calibrate(loadCluster(preset), selectMeasurements(rows, {2, 4}, 0));
   const ValidationReport heldOut = validate(report.fitted, selectMeasurements(rows, {3, 5}, 0));
   EXPECT_EQ(heldOut.ranges[0].label, "< 64 KiB");
   EXPECT_EQ(heldOut.ranges[4].label, ">= 64 KiB");
@@ -239,13 +238,13 @@ TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
 }
 
 // The same sweeps on an H200 (results/measured/gpu-1x-nvidia-h200/algorithms/sweeps), a GPU the
-// model's sharing terms were not developed on: 8.1% and 10.1%.
+// model's sharing terms were not developed on, fitted on its own description: 8.1% and 9.9%.
 TEST(Calibrate, H200SweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = gpuSweeps("gpu-1x-nvidia-h200", {"bruck", "hier", "linear", "rd", "rhd", "ring", "tree"});
   ASSERT_EQ(all.size(), 2226u);  // 1,126 rows at 2 and 4 processes, 1,100 at 3 and 5
-  const auto [small, large] = heldOutMedians(all);
+  const auto [small, large] = heldOutMedians(all, "dgx-h200");
   EXPECT_LT(small, 9.0);
-  EXPECT_LT(large, 11.0);
+  EXPECT_LT(large, 10.5);
 }
 
 // The hierarchical all_reduce of the H100 sweeps ran on nodes emulated by --ranks-per-node: 2 at
