@@ -195,6 +195,9 @@ TEST(Calibrate, RecoversTheLatencyOfProcessesSharingAGpu) {
   EXPECT_NEAR(shared - own, 6 * 3 * 2.0 + 3 * 1536 * 1e-3 / 300, 1e-9);
 }
 
+// Every algorithm family a GPU's sweeps cover (scripts/algorithm_families.sh).
+const std::initializer_list<const char*> kSweptFamilies = {"bruck", "hier", "linear", "rd", "rhd", "ring", "tree"};
+
 // One GPU's sweeps of these algorithm families at 2-5 processes.
 std::vector<Measurement> gpuSweeps(const std::string& machine, std::initializer_list<const char*> families) {
   const std::string dir = "results/measured/" + machine + "/algorithms/sweeps/";
@@ -225,7 +228,7 @@ std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows, c
 // algorithms as they stand (6.1% and 9.5%), and that reading the runs as a GPU per process
 // (what the model did before it knew they shared one) is worse.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
-  const auto all = h100Sweeps({"bruck", "hier", "linear", "rd", "rhd", "ring", "tree"});
+  const auto all = h100Sweeps(kSweptFamilies);
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
   const auto [small, large] = heldOutMedians(all);
   EXPECT_LT(small, 8.0);
@@ -240,7 +243,7 @@ TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
 // The same sweeps on an H200 (results/measured/gpu-1x-nvidia-h200/algorithms/sweeps), a GPU the
 // model's sharing terms were not developed on, fitted on its own description: 8.1% and 9.9%.
 TEST(Calibrate, H200SweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
-  const auto all = gpuSweeps("gpu-1x-nvidia-h200", {"bruck", "hier", "linear", "rd", "rhd", "ring", "tree"});
+  const auto all = gpuSweeps("gpu-1x-nvidia-h200", kSweptFamilies);
   ASSERT_EQ(all.size(), 2226u);  // 1,126 rows at 2 and 4 processes, 1,100 at 3 and 5
   const auto [small, large] = heldOutMedians(all, "dgx-h200");
   EXPECT_LT(small, 9.0);
