@@ -53,7 +53,7 @@ class HostAlgorithmBackend final : public Backend {
  public:
   HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms, std::unique_ptr<ShmSegment> segment,
                        std::unique_ptr<Transport> transport, std::string_view over)
-      : Backend("cclab", fmt::format("cclab {} {}, {} chunks", algorithms.label, over, describeBytes(o.chunkBytes))),
+      : Backend(std::string(kOwnBackend), fmt::format("cclab {} {}, {} chunks", algorithms.label, over, describeBytes(o.chunkBytes))),
         segment_(std::move(segment)),
         transport_(std::move(transport)),
         communicator_(*transport_, hostDevice(), std::move(algorithms.chooser), o.chunkBytes) {

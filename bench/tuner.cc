@@ -72,7 +72,7 @@ double SimulatorChooser::predictUs(Collective collective, std::string_view algor
   q.ranks = ranks_;
   q.nodes = nodes_;
   q.inPlace = inPlace;
-  q.implementation = "cclab";
+  q.implementation = kOwnBackend;
   q.perDevice = ranksPerDevice_;
   return predictor_.predict(q).timeUs;
 }
@@ -84,7 +84,7 @@ const Algorithm& SimulatorChooser::choose(Collective collective, std::size_t byt
   // among those: another is priced with the pooled link constants, not a measurement of its own.
   auto calibrated = [&](std::string_view algo) {
     return std::any_of(cluster_.calibrations.begin(), cluster_.calibrations.end(), [&](const sim::Calibration& c) {
-      return c.implementation == "cclab" && c.collective == collective && (algo.empty() || c.algo == algo);
+      return c.implementation == kOwnBackend && c.collective == collective && (algo.empty() || c.algo == algo);
     });
   };
   const bool measuredOnly = calibrated("");

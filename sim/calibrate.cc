@@ -1,6 +1,7 @@
 #include "sim/calibrate.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <map>
@@ -11,8 +12,9 @@
 #include <Eigen/Dense>
 #include <fmt/format.h>
 
-#include "sim/algorithms/algorithms.h"
+#include "collectives/algorithms/algorithms.h"
 #include "collectives/errors.h"
+#include "sim/algorithms/algorithms.h"
 #include "results/error_summary.h"
 #include "sim/predictor.h"
 
@@ -173,10 +175,85 @@ void applyToLink(Cluster& c, LinkClass link, const Calibration& fit) {
   }
 }
 
+// A GPU's device copies. cclab's algorithms copy their data in one placement and not the other
+// (InputCopies: rd all_reduce copies its input into the output out of place), so a row in place
+// and the same row out of place differ by those copies alone: their difference, over every such
+// pair, fits the copy's fixed cost and the device's copy rate (the bytes counted as many times over
+// as processes share the GPU, sharedDeviceLoad). Fitted before the groups, which then take the
+// copies off their rows as they take off Bruck's rotations, so a copy's cost is not spread over an
+// algorithm's steps. Least squares weighted by the larger time of each pair, terms >= 0.
+CalibrationReport::CopyFit fitCopies(const Cluster& base, const std::vector<Measurement>& rows) {
+  CalibrationReport::CopyFit fit;
+  if (basePricing(base).sharedMemory) return fit;  // a memcpy on the cores: fitted with the transfers
+  using PairKey = std::tuple<std::string, int, std::string, int, int, int, int, std::uint64_t>;
+  std::map<PairKey, std::array<const Measurement*, 2>> pairs;  // [out of place, in place]
+  for (const Measurement& m : rows) {
+    const results::Row& r = m.row;
+    if (r.timeUs <= 0 || r.backend != kOwnBackend || isLibraryChoice(r.algo) || r.nranks < 2) continue;
+    const PairKey key{r.backend, static_cast<int>(r.collective), r.algo, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, r.sizeBytes};
+    pairs[key][r.inPlace ? 1 : 0] = &m;
+  }
+  PredictorsByShape predictors(base);
+  std::vector<std::array<double, 3>> samples;  // copies, bytes x load, time difference; and the weight
+  std::vector<double> weights;
+  for (const auto& [key, pair] : pairs) {
+    if (pair[0] == nullptr || pair[1] == nullptr) continue;
+    const results::Row& out = pair[0]->row;
+    const Shape shape{out.nranks, pair[0]->nodes, pair[0]->perDevice, pair[0]->emulatedPerNode};
+    const Predictor& predictor = predictors.forShape(shape);
+    std::string algo;
+    try {
+      algo = predictor.resolve(out.collective, out.algo);
+    } catch (const InputError&) {
+      continue;
+    }
+    const double bytes = static_cast<double>(out.sizeBytes);
+    const Transfer outCopies = inputCopies(out.collective, algo, shape, bytes, false);
+    const Transfer inCopies = inputCopies(out.collective, algo, shape, bytes, true);
+    const double copies = outCopies.steps - inCopies.steps;
+    const double loadBytes = sharedDeviceLoad(outCopies, shape, predictor.pricing()) * outCopies.bytes -
+                             sharedDeviceLoad(inCopies, shape, predictor.pricing()) * inCopies.bytes;
+    if (copies == 0 && loadBytes == 0) continue;
+    samples.push_back({copies, loadBytes, out.timeUs - pair[1]->row.timeUs});
+    weights.push_back(1.0 / std::max(out.timeUs, pair[1]->row.timeUs));
+  }
+  if (samples.size() < 4) return fit;
+  // Both terms, then either alone where the other comes out negative.
+  auto solve = [&](bool useLatency, bool useBytes) {
+    const int columns = static_cast<int>(useLatency) + static_cast<int>(useBytes);
+    Eigen::MatrixXd a(static_cast<Eigen::Index>(samples.size()), columns);
+    Eigen::VectorXd b(static_cast<Eigen::Index>(samples.size()));
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const auto row = static_cast<Eigen::Index>(i);
+      int j = 0;
+      if (useLatency) a(row, j++) = samples[i][0] * weights[i];
+      if (useBytes) a(row, j) = samples[i][1] * weights[i];
+      b(row) = samples[i][2] * weights[i];
+    }
+    const Eigen::VectorXd c = a.colPivHouseholderQr().solve(b);
+    return std::array<double, 2>{useLatency ? c(0) : 0.0, useBytes ? c(columns - 1) : 0.0};
+  };
+  std::array<double, 2> c = solve(true, true);
+  if (c[0] < 0) c = solve(false, true);
+  if (c[1] < 0) c = solve(true, false);
+  if (c[1] <= 0) return fit;  // no copy rate seen: leave the description's
+  fit.pairs = static_cast<int>(samples.size());
+  fit.latencyUs = std::max(0.0, c[0]);
+  fit.copyGBps = toGBps(c[1]);
+  return fit;
+}
+
 }  // namespace
 
-CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>& rows) {
+CalibrationReport calibrate(const Cluster& described, const std::vector<Measurement>& rows) {
   CalibrationReport report;
+  // 0. A GPU's device copies first: the groups take them off their rows.
+  Cluster base = described;
+  report.copyFit = fitCopies(described, rows);
+  if (report.copyFit.pairs > 0) {
+    base.gpu.copyLatencyUs = report.copyFit.latencyUs;
+    base.gpu.copyGBps = report.copyFit.copyGBps;
+  }
   report.fitted = base;
   report.fitted.calibrations.clear();
 
@@ -200,7 +277,8 @@ CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>&
       ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
       continue;
     }
-    const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace);
+    const bool ownCopies = r.backend == kOwnBackend && !isLibraryChoice(r.algo);
+    const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace, ownCopies);
     const Pricing& pricing = predictor.pricing();
     LinkClass link = LinkClass::Local;
     Plan fitted = plan;     // the part the features describe

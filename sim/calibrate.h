@@ -23,6 +23,14 @@ struct CalibrationReport {
     FitQuality quality;
   };
   std::vector<LinkFit> linkFits;  // the pooled refits of the cluster's links
+  // A GPU's device copies (fitCopies in calibrate.cc): how many pairs of rows, in and out of
+  // place, measured them, and the fixed cost and copy rate fitted (0 pairs: not fitted).
+  struct CopyFit {
+    int pairs = 0;
+    double latencyUs = 0;
+    double copyGBps = 0;
+  };
+  CopyFit copyFit;
   int rowsUsed = 0;
   FitQuality overall;             // over every fitted row, each with its group's fit
 };

@@ -63,6 +63,8 @@ GpuSpec readGpu(const JsonReader& in) {
   gpu.memoryBytes = in.positive("memory_bytes");
   gpu.memoryBandwidthGBps = in.positive("memory_bandwidth_gbps");
   gpu.launchLatencyUs = in.positive("launch_latency_us", 0.0, true);
+  gpu.copyLatencyUs = in.positive("copy_latency_us", 0.0, true);
+  gpu.copyGBps = in.positive("copy_gbps", 0.0, true);
   if (in.has("gemm_efficiency")) {
     const Json& curve = in.array("gemm_efficiency");
     if (curve.empty()) in.fail("gemm_efficiency", "expected a list of {\"dim\", \"efficiency\"} points");
@@ -259,6 +261,8 @@ Json toJson(const Cluster& cluster) {
   Json& gpu = doc["gpu"];
   gpu["memory_bandwidth_gbps"] = cluster.gpu.memoryBandwidthGBps;
   gpu["launch_latency_us"] = cluster.gpu.launchLatencyUs;
+  if (cluster.gpu.copyLatencyUs > 0) gpu["copy_latency_us"] = cluster.gpu.copyLatencyUs;
+  if (cluster.gpu.copyGBps > 0) gpu["copy_gbps"] = cluster.gpu.copyGBps;
   const GpuSpec::Step& step = cluster.gpu.step;
   if (step.computeSlowdown > 0 || step.commSlowdown > 0 || step.kernelLaunchUs > 0 || step.eagerDispatchUs > 0 || step.allocatorOverhead > 0 ||
       step.oversubscriptionSlowdown > 0) {

@@ -24,6 +24,11 @@ struct GpuSpec {
   double memoryBytes = 0;
   double memoryBandwidthGBps = 0;
   double launchLatencyUs = 0;  // fixed cost of one collective call (kernel launch, library overhead)
+  // One device copy inside a call (cclab's algorithms copy their input: InputCopies in
+  // collectives/algorithms/algorithms.h): its fixed cost and its rate. ccsim calibrate fits both;
+  // 0 where not measured (then no fixed cost, and half the memory bandwidth: read + write).
+  double copyLatencyUs = 0;
+  double copyGBps = 0;
   // What training kernels achieve (training models): the fraction of peak a GEMM reaches by its
   // smallest dimension (interpolated between points), a fused (flash) attention kernel's fraction
   // of peak, and memory-bound kernels' fraction of the memory bandwidth.

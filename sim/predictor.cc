@@ -67,13 +67,24 @@ std::vector<std::string_view> Predictor::candidates(Collective collective) const
   return names;
 }
 
-Plan Predictor::plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace) const {
+Transfer inputCopies(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace) {
+  const Algorithm* own = findAlgorithmNamed(collective, algo);
+  if (own == nullptr) return {LinkClass::Local};
+  const InputCopies copies = inPlace ? own->inPlaceCopies : own->outOfPlaceCopies;
+  const double copied = copies.whole * bytes + copies.blocks * bytes / shape.ranks;
+  return {LinkClass::Local, static_cast<double>(copies.count()), copied, shape.ranks};
+}
+
+Plan Predictor::plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace, bool ownCopies) const {
   Plan plan;
   if (shape.ranks == 1) {
     // One rank: out of place is a copy of the buffer, in place nothing moves.
     if (!inPlace) plan.addPhase().add({LinkClass::Local, 0, bytes, 1});
   } else {
     findSimAlgorithm(algo)->plan(collective, shape, bytes, plan);
+    // The copies are a phase of their own: they run before or after the transfers, not beside them.
+    const Transfer copies = ownCopies ? inputCopies(collective, algo, shape, bytes, inPlace) : Transfer{};
+    if (copies.steps > 0) plan.addPhase().add(copies);
   }
   plan.workingSetBytes = workingSet(collective, bytes, shape.ranks, inPlace);
   return plan;
@@ -117,7 +128,7 @@ Pricing Predictor::pricingFor(const Calibration* entry) const {
 
 double Predictor::timeOf(Collective collective, std::string_view algo, const Shape& shape, const Query& query,
                          bool& calibrated) const {
-  const Plan p = plan(collective, algo, shape, query.bytes, query.inPlace);
+  const Plan p = plan(collective, algo, shape, query.bytes, query.inPlace, query.implementation == kOwnBackend);
   const Calibration* entry = calibration(query.implementation, collective, algo, query.inPlace);
   calibrated = entry != nullptr;
   return priceUs(p, shape, pricingFor(entry));
@@ -137,7 +148,7 @@ Prediction Predictor::predict(const Query& query) const {
     // that library's measurements; otherwise the simulator's tuner stands in for the library.
     const std::string ring = resolve(query.collective, "ring");
     if (calibration(query.implementation, query.collective, query.algo, query.inPlace) != nullptr) {
-      const Plan p = plan(query.collective, ring, shape, query.bytes, query.inPlace);
+      const Plan p = plan(query.collective, ring, shape, query.bytes, query.inPlace, false);
       best.timeUs = priceUs(p, shape, pricingFor(calibration(query.implementation, query.collective, query.algo, query.inPlace)));
       best.algo = std::string(query.algo);
       best.calibrated = true;

@@ -50,8 +50,11 @@ class Predictor {
   std::string resolve(Collective collective, std::string_view algo) const;
   // Every algorithm that can run the collective on this cluster (auto's candidates).
   std::vector<std::string_view> candidates(Collective collective) const;
-  // The plan of a resolved algorithm (for calibration and tests).
-  Plan plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace) const;
+  // The plan of a resolved algorithm (for calibration and tests). `ownCopies`: cclab's
+  // implementation ran it (kOwnBackend), so its device copies are planned too (inputCopies);
+  // false for the algorithm itself (no implementation) and for a library's choice priced on the
+  // ring's plan.
+  Plan plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace, bool ownCopies) const;
 
   const Pricing& pricing() const { return base_; }
   const Cluster& cluster() const { return cluster_; }
@@ -65,6 +68,11 @@ class Predictor {
   Cluster cluster_;
   Pricing base_;
 };
+
+// The device copies cclab's `algo` makes of its data in one placement (InputCopies in
+// collectives/algorithms/algorithms.h) as a transfer on the local link: one step per copy, the
+// bytes one rank copies, every rank copying. No steps and no bytes where it makes none.
+Transfer inputCopies(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace);
 
 // Predictors for one cluster reshaped to each placement measured rows ran on (for calibration
 // and validation, which see many rank counts).

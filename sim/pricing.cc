@@ -43,16 +43,6 @@ double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   return std::ceil(static_cast<double>(copiers) / pricing.cores);
 }
 
-// A GPU shared by processes (shape.perDevice > 1): the processes a transfer keeps busy on it at
-// once, its copiers (at most the processes per device). Their copies share the GPU's memory
-// bandwidth, so its bytes are priced that many times over, and each step pays the link's
-// oversubscribed latency once per process beyond the first (their launches queue). 1 on shared
-// memory, whose cores have their own terms, and with a GPU per process.
-int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
-  if (pricing.sharedMemory || t.link != LinkClass::Intra || shape.perDevice <= 1) return 1;
-  return std::min(std::max(t.copiers, 1), shape.perDevice);
-}
-
 // Steps times the processes beyond the first: what the oversubscribed latency multiplies.
 double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   const int load = sharedDeviceLoad(t, shape, pricing);
@@ -77,6 +67,11 @@ double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing
 }
 
 }  // namespace
+
+int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  if (pricing.sharedMemory || t.link == LinkClass::Inter || shape.perDevice <= 1) return 1;
+  return std::min(std::max(t.copiers, 1), shape.perDevice);
+}
 
 Pricing basePricing(const Cluster& c) {
   Pricing p;
@@ -118,7 +113,8 @@ Pricing basePricing(const Cluster& c) {
     p.local.latencyUs = 0;
     p.reduceGBps = c.intra.bandwidthGBps / 1.5;  // a reduction moves 3 bytes per output byte, a copy 2
   } else {
-    p.local.bandwidthGBps = c.gpu.memoryBandwidthGBps / 2;  // a copy reads and writes each byte
+    p.local.bandwidthGBps = c.gpu.copyGBps > 0 ? c.gpu.copyGBps : c.gpu.memoryBandwidthGBps / 2;  // a copy reads and writes each byte
+    p.local.latencyUs = c.gpu.copyLatencyUs;
     p.reduceGBps = c.gpu.memoryBandwidthGBps / 3;
   }
   return p;
@@ -134,9 +130,13 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
     for (int k = 0; k < phase.transferCount; ++k) {
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
       const LinkPrice& link = pricing.link(t.link);
-      latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs : 0.0) +
-                            (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0));
-      if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
+      if (t.link == LinkClass::Local) {
+        latency += t.steps * link.latencyUs;  // a device copy's fixed cost (0 on shared memory: a memcpy)
+      } else {
+        latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs : 0.0) +
+                              (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0));
+        if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
+      }
       slowest = std::max(slowest, bandwidthUs(t, shape, pricing, shm));
     }
     total += latency + slowest;
@@ -152,10 +152,12 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
     const Phase& phase = plan.phases[static_cast<std::size_t>(i)];
     for (int k = 0; k < phase.transferCount; ++k) {
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
-      f.x[0] += t.steps;
-      if (shm.oversubscribed) f.x[1] += t.steps;
-      f.x[1] += sharedDeviceSteps(t, shape, pricing);
-      if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += t.steps;
+      if (t.link != LinkClass::Local) {  // a rank's own copies have no messages (priceUs)
+        f.x[0] += t.steps;
+        if (shm.oversubscribed) f.x[1] += t.steps;
+        f.x[1] += sharedDeviceSteps(t, shape, pricing);
+        if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += t.steps;
+      }
       if (!shared) {  // one bandwidth: bytes in units of the link's base bandwidth
         double factor = 1;
         if (t.link == LinkClass::Intra && t.nvls) factor = pricing.nvlsFactor;

@@ -49,6 +49,13 @@ struct Pricing {
 // The cluster's own numbers (before any calibration entry).
 Pricing basePricing(const Cluster& cluster);
 
+// A GPU shared by processes (shape.perDevice > 1): the processes a transfer or a copy keeps busy
+// on it at once, its copiers (at most the processes per device). Their copies share the GPU's
+// memory bandwidth, so its bytes are priced that many times over, and each transfer step pays the
+// link's oversubscribed latency once per process beyond the first (their launches queue). 1 on
+// shared memory, whose cores have their own terms, across nodes, and with a GPU per process.
+int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing);
+
 // Microseconds for a plan on a shape.
 double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
 

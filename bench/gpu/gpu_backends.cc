@@ -193,7 +193,7 @@ std::vector<double> GpuTiming::iterationTimesUs(int iterations) { return backend
 class CudaAlgorithmBackend final : public GpuBackend {
  public:
   CudaAlgorithmBackend(const Options& o, int gpu, int sharing, CclabAlgorithms algorithms)
-      : GpuBackend("cclab", {gpu}),
+      : GpuBackend(std::string(kOwnBackend), {gpu}),
         transport_(MPI_COMM_WORLD, *devices_.front()),
         communicator_(transport_, *devices_.front(), std::move(algorithms.chooser), o.chunkBytes),
         sharing_(sharing) {

@@ -12,31 +12,38 @@
 namespace cclab {
 namespace {
 
+// The copies each algorithm makes (InputCopies), read off its file: out of place the all_reduces
+// copy the input into the output and reduce there, the all_gathers copy their own block; in place
+// the alltoalls read their input from a copy and the sendrecv sends from one.
+constexpr InputCopies kNone{}, kWhole{1, 0}, kBlock{0, 1}, kWholeAndBlock{1, 1};
 constexpr std::array kAlgorithms = {
     Algorithm{Collective::AllReduce, "ring", "ring", ringAllReduce},
     Algorithm{Collective::ReduceScatter, "ring", "ring", ringReduceScatter},
-    Algorithm{Collective::AllGather, "ring", "ring", ringAllGather},
+    Algorithm{Collective::AllGather, "ring", "ring", ringAllGather, kBlock, kNone},
     Algorithm{Collective::Broadcast, "chain", "ring", chainBroadcast},
     Algorithm{Collective::Reduce, "ring", "ring", ringReduce},
-    Algorithm{Collective::AllToAll, "pairwise", "ring", pairwiseAllToAll},
+    Algorithm{Collective::AllToAll, "pairwise", "ring", pairwiseAllToAll, kBlock, kWholeAndBlock},
     Algorithm{Collective::Gather, "linear", "ring", linearGather},
     Algorithm{Collective::Scatter, "linear", "ring", linearScatter},
-    Algorithm{Collective::SendRecv, "ring", "ring", ringSendRecv},
-    Algorithm{Collective::AllReduce, "rd", "rd", rdAllReduce},
-    Algorithm{Collective::AllReduce, "rhd", "rhd", rhdAllReduce},
-    Algorithm{Collective::ReduceScatter, "rhd", "rhd", rhdReduceScatter},
-    Algorithm{Collective::AllGather, "rhd", "rhd", rhdAllGather},
+    Algorithm{Collective::SendRecv, "ring", "ring", ringSendRecv, kNone, kWhole},
+    Algorithm{Collective::AllReduce, "rd", "rd", rdAllReduce, kWhole, kNone},
+    Algorithm{Collective::AllReduce, "rhd", "rhd", rhdAllReduce, kWhole, kNone},
+    // The input into a work buffer, and this rank's block out of it at the end.
+    Algorithm{Collective::ReduceScatter, "rhd", "rhd", rhdReduceScatter, kWholeAndBlock, kWholeAndBlock},
+    Algorithm{Collective::AllGather, "rhd", "rhd", rhdAllGather, kBlock, kNone},
     Algorithm{Collective::AllGather, "bruck", "bruck", bruckAllGather},
     Algorithm{Collective::AllToAll, "bruck", "bruck", bruckAllToAll},
-    Algorithm{Collective::AllReduce, "tree", "tree", treeAllReduce},
+    Algorithm{Collective::AllReduce, "tree", "tree", treeAllReduce, kWhole, kNone},
     Algorithm{Collective::Broadcast, "tree", "tree", treeBroadcast},
     Algorithm{Collective::Reduce, "tree", "tree", treeReduce},
     Algorithm{Collective::Gather, "tree", "tree", treeGather},
     Algorithm{Collective::Scatter, "tree", "tree", treeScatter},
+    // Copies its input out of place only where a node holds one rank (--ranks-per-node 1): not listed.
     Algorithm{Collective::AllReduce, "hier", "hier", hierAllReduce},
-    Algorithm{Collective::AllToAll, "linear", "linear", linearAllToAll},
-    Algorithm{Collective::AllGather, "linear", "linear", linearAllGather},
-    Algorithm{Collective::AllReduce, "linear", "linear", linearAllReduce},
+    Algorithm{Collective::AllToAll, "linear", "linear", linearAllToAll, kBlock, kWholeAndBlock},
+    Algorithm{Collective::AllGather, "linear", "linear", linearAllGather, kBlock, kNone},
+    // Its own input into the slot its sends read, in either placement.
+    Algorithm{Collective::AllReduce, "linear", "linear", linearAllReduce, kWhole, kWhole},
 };
 
 }  // namespace
@@ -51,16 +58,20 @@ std::string algorithmFamilies() {
   return fmt::format("{}", fmt::join(families, ", "));
 }
 
+const Algorithm* findAlgorithmNamed(Collective collective, std::string_view name) {
+  for (const auto& algo : kAlgorithms) {
+    if (algo.collective == collective && algo.name == name) return &algo;
+  }
+  return nullptr;
+}
+
 namespace {
 
 const Algorithm* findOne(Collective collective, std::string_view familyOrName) {
   for (const auto& algo : kAlgorithms) {
     if (algo.collective == collective && algo.family == familyOrName) return &algo;
   }
-  for (const auto& algo : kAlgorithms) {
-    if (algo.collective == collective && algo.name == familyOrName) return &algo;
-  }
-  return nullptr;
+  return findAlgorithmNamed(collective, familyOrName);
 }
 
 }  // namespace

@@ -15,12 +15,32 @@ namespace cclab {
 
 using AlgorithmFn = void (*)(Context& ctx, const CollectiveArgs& args);
 
+// The backend name of results these algorithms measured (ccbench --backend cclab) and of the
+// calibration entries fitted on them.
+inline constexpr std::string_view kOwnBackend = "cclab";
+
+// The device copies every rank makes of its own data besides its transfers: `whole` copies of the
+// call's size S and `blocks` copies of one rank's block (S/n). The simulator plans them
+// (Predictor::plan), so a calibration prices them apart from the transfers: on a GPU each is a
+// copy in its memory with a fixed cost of its own. Bruck's rotations are in its plan already, and
+// a rooted collective's copies (by the root or the leaves, overlapped with the next call) are not
+// listed.
+struct InputCopies {
+  int whole = 0;
+  int blocks = 0;
+  int count() const { return whole + blocks; }
+};
+
 struct Algorithm {
   Collective collective;
   std::string_view name;    // what ran, as the simulator names it: "ring", "chain", "rhd", "tree", ...
   std::string_view family;  // what --algo selects besides the name: "ring" is every collective's default
   AlgorithmFn run;
+  InputCopies outOfPlaceCopies{};  // out of place (send and receive buffers apart)
+  InputCopies inPlaceCopies{};     // in place
 };
+// The algorithm of that simulator name for a collective, or null (e.g. nvls: not cclab's).
+const Algorithm* findAlgorithmNamed(Collective collective, std::string_view name);
 
 std::span<const Algorithm> allAlgorithms();
 // The families --algo accepts, each once, in registry order ("ring, ...").

@@ -91,6 +91,11 @@ int run(const CalibrateOptions& o) {
     text += fmt::format("# {} link refit from all its rows (used where no group above applies): {} rows, R2 {:.3f}, median |error| {:.1f}%, max {:.1f}%\n", name(link.link),
                         link.quality.rows, link.quality.r2, link.quality.medianAbsErrorPct, link.quality.maxAbsErrorPct);
   }
+  if (report.copyFit.pairs > 0) {
+    text += fmt::format("# device copies fitted from {} pairs of rows in and out of place: {:.2f} us each, {:.4g} GB/s copied (gpu.copy_latency_us, "
+                        "gpu.copy_gbps)\n",
+                        report.copyFit.pairs, report.copyFit.latencyUs, report.copyFit.copyGBps);
+  }
   for (const auto& note : report.notes) text += "# note: " + note + "\n";
   text += fmt::format("# fit quality over {} rows (each with its group's fit): R2 {:.4f}, median |error| {:.1f}%, max |error| {:.1f}%\n",
                       report.overall.rows, report.overall.r2, report.overall.medianAbsErrorPct, report.overall.maxAbsErrorPct);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/algorithms/algorithms.h"
 #include "collectives/errors.h"
 #include "sim/training/pipeline.h"
 #include "sim/training/step_graph.h"
@@ -29,7 +30,7 @@ double TrainingPricer::seconds(Collective collective, double bytes, int ranks, i
   if (ranks <= 1 || bytes <= 0) return 0;
   const Predictor& p = predictors_.forShape(Shape{ranks, nodes});
   // A library's calibration prices its own choice; cclab's, its ring family (what ccbench train runs).
-  const std::string_view algo = implementation_.empty() ? kSimulatorPicks : implementation_ == "cclab" ? "ring" : kLibraryCollective;
+  const std::string_view algo = implementation_.empty() ? kSimulatorPicks : implementation_ == kOwnBackend ? "ring" : kLibraryCollective;
   return p.predict(Query{collective, algo, bytes, ranks, nodes, false, implementation_}).timeUs * 1e-6;
 }
 

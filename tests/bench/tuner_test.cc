@@ -129,6 +129,10 @@ int picksWithinFivePercent(const std::string& machine, const std::string& launch
         if (pick == byAlgo.end()) continue;
         ++sizes;
         within += pick->second <= 1.05 * fastest;
+        if (pick->second > 1.05 * fastest) {  // the misses, for the reader of the test's output
+          std::printf("  miss: %s np%d %llu B: picked %s, %.2fx the fastest\n", std::string(name(c)).c_str(), n,
+                      static_cast<unsigned long long>(bytes), pick->first.c_str(), pick->second / fastest);
+        }
       }
     }
   }
@@ -137,20 +141,22 @@ int picksWithinFivePercent(const std::string& machine, const std::string& launch
 
 // The auto launch of that call (auto-np35-linear/*_auto.json), tuned on the calibration before it
 // had the linear algorithms' sweeps, was within 5% at 55 of the 114 sizes: the linear algorithms
-// were the fastest at 44 of them. The calibration with them is within 5% at 91: no fewer.
+// were the fastest at 44 of them. The calibration with them was within 5% at 91; with the device
+// copies priced apart (rd and rhd's copy of the input no longer spread over their steps), 107.
 TEST(Tuner, PicksOnTheH100CalibrationScoredAgainstItsMeasuredFamilies) {
   int sizes = 0;
   const int within = picksWithinFivePercent("gpu-1x-nvidia-h100", "auto-np35-linear", sizes);
   EXPECT_EQ(sizes, 114);
   std::printf("auto within 5%% of the fastest family: %d of %d sizes\n", within, sizes);
-  EXPECT_GE(within, 91);
+  EXPECT_GE(within, 107);
 }
 
 // The same on an H200 (sweeps and launches of one call; its own calibration, fitted on the
 // dgx-h200 description), scored against each of that machine's two launch sets:
-// 96 and 91 of 114 when this test was written (the two sets differ by the launches' own noise).
+// 96 and 91 of 114 when this test was written, 104 and 100 with the device copies priced apart
+// (the two sets differ by the launches' own noise).
 TEST(Tuner, PicksOnTheH200CalibrationScoredAgainstItsMeasuredFamilies) {
-  for (const auto& [launches, atLeast] : {std::pair{"auto-np35", 96}, std::pair{"auto-np35-calibrated", 91}}) {
+  for (const auto& [launches, atLeast] : {std::pair{"auto-np35", 104}, std::pair{"auto-np35-calibrated", 100}}) {
     int sizes = 0;
     const int within = picksWithinFivePercent("gpu-1x-nvidia-h200", launches, sizes);
     EXPECT_EQ(sizes, 114) << launches;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collectives/algorithms/algorithms.h"
 #include "sim/predictor.h"
 #include "sim/validate.h"
 
@@ -19,23 +20,29 @@ std::string repo(const std::string& path) { return std::string(CCLAB_SOURCE_DIR)
 
 // Rows "measured" by the model itself on a cluster whose numbers the test knows; with
 // `sharedGpu`, every run's processes share one GPU (Shape::perDevice = ranks).
+// `backend` kOwnBackend: rows of cclab's implementation (its device copies priced), in and out of
+// place.
 std::vector<Measurement> synthetic(const Cluster& truth, Collective c, const std::string& algo, std::vector<int> ranks,
-                                   bool sharedGpu = false) {
+                                   bool sharedGpu = false, std::string_view backend = "synthetic") {
   std::vector<Measurement> rows;
   for (int n : ranks) {
     Cluster shaped = truth;
     reshape(shaped, 1, n);
     const Predictor predictor(shaped);
     for (double bytes = 1024; bytes <= 256.0 * 1024 * 1024; bytes *= 4) {
-      Measurement m;
-      m.row.backend = "synthetic";
-      m.row.algo = algo;
-      m.row.collective = c;
-      m.row.nranks = n;
-      m.row.sizeBytes = static_cast<std::uint64_t>(bytes);
-      m.perDevice = sharedGpu ? n : 1;
-      m.row.timeUs = predictor.predict(Query{c, algo, bytes, n, 1, false, "", m.perDevice}).timeUs;
-      rows.push_back(m);
+      for (bool inPlace : {false, true}) {
+        if (inPlace && backend != kOwnBackend) continue;
+        Measurement m;
+        m.row.backend = std::string(backend);
+        m.row.algo = algo;
+        m.row.collective = c;
+        m.row.nranks = n;
+        m.row.sizeBytes = static_cast<std::uint64_t>(bytes);
+        m.row.inPlace = inPlace;
+        m.perDevice = sharedGpu ? n : 1;
+        m.row.timeUs = predictor.predict(Query{c, algo, bytes, n, 1, inPlace, backend, m.perDevice}).timeUs;
+        rows.push_back(m);
+      }
     }
   }
   return rows;
@@ -80,6 +87,35 @@ TEST(Calibrate, RootedCollectivesFitACallOverhead) {
   const CalibrationReport unrooted = calibrate(loadCluster("dgx-h100"), synthetic(truth, Collective::AllGather, "ring", {2, 4}));
   ASSERT_EQ(unrooted.groups.size(), 1u);
   EXPECT_EQ(unrooted.groups[0].callOverheadUs, 0);
+}
+
+// cclab's rd all_reduce copies its input into its output out of place, not in place
+// (InputCopies). Rows made with a copy of known fixed cost and rate, on a GPU the processes share:
+// the pairs in and out of place recover both (the copy's bytes counted once per process), and the
+// out-of-place fit, the copies taken off, predicts 3 and 5 processes exactly. The same fit with
+// the copy's fixed cost dropped misses: it is not spread over rd's steps.
+TEST(Calibrate, DeviceCopiesFitFromTheSameRowsInAndOutOfPlace) {
+  Cluster truth = loadCluster("dgx-h100");
+  truth.intra.latencyUs = 10;
+  truth.intra.oversubscribedLatencyUs = 2;
+  truth.intra.bandwidthGBps = 600;
+  truth.intra.efficiency = 1;
+  truth.gpu.copyLatencyUs = 6;
+  truth.gpu.memoryBandwidthGBps = 3000;  // copies at 1,500 GB/s
+  const auto fitRows = synthetic(truth, Collective::AllReduce, "rd", {2, 4}, true, kOwnBackend);
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), fitRows);
+  EXPECT_EQ(report.copyFit.pairs, 20);  // 10 sizes at 2 and 4 processes
+  EXPECT_NEAR(report.copyFit.latencyUs, 6, 1e-6);
+  EXPECT_NEAR(report.copyFit.copyGBps, 1500, 1e-3);
+  ASSERT_EQ(report.groups.size(), 2u);  // in and out of place
+  EXPECT_NEAR(report.groups[0].latencyUs, report.groups[1].latencyUs, 1e-6);
+  const auto heldOutRows = synthetic(truth, Collective::AllReduce, "rd", {3, 5}, true, kOwnBackend);
+  EXPECT_LT(validate(report.fitted, heldOutRows).ranges[5].maxAbsErrorPct, 1e-6);
+  Cluster noCopyCost = report.fitted;
+  noCopyCost.gpu.copyLatencyUs = 0;
+  EXPECT_GT(validate(noCopyCost, heldOutRows).ranges[0].maxAbsErrorPct, 10.0);
+  // A library's rows (no copies of cclab's) fit none.
+  EXPECT_EQ(calibrate(loadCluster("dgx-h100"), synthetic(truth, Collective::AllReduce, "rd", {2, 4}, true)).copyFit.pairs, 0);
 }
 
 TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
@@ -214,25 +250,46 @@ std::vector<Measurement> h100Sweeps(std::initializer_list<const char*> families)
 
 // Fit a description (the H100's unless told) on the rows of 2 and 4 processes, validate on 3 and
 // 5: the held-out median |error| below 64 KiB and from 64 KiB.
-std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows, const std::string& preset = "dgx-h100") {
+ValidationReport heldOut(const std::vector<Measurement>& rows, const std::string& preset) {
   const CalibrationReport report = calibrate(loadCluster(preset), selectMeasurements(rows, {2, 4}, 0));
-  const ValidationReport heldOut = validate(report.fitted, selectMeasurements(rows, {3, 5}, 0));
-  EXPECT_EQ(heldOut.ranges[0].label, "< 64 KiB");
-  EXPECT_EQ(heldOut.ranges[4].label, ">= 64 KiB");
-  return std::make_pair(heldOut.ranges[0].medianAbsErrorPct, heldOut.ranges[4].medianAbsErrorPct);
+  return validate(report.fitted, selectMeasurements(rows, {3, 5}, 0));
+}
+
+std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows, const std::string& preset = "dgx-h100") {
+  const ValidationReport report = heldOut(rows, preset);
+  EXPECT_EQ(report.ranges[0].label, "< 64 KiB");
+  EXPECT_EQ(report.ranges[4].label, ">= 64 KiB");
+  return std::make_pair(report.ranges[0].medianAbsErrorPct, report.ranges[4].medianAbsErrorPct);
+}
+
+// The algorithms of a held-out report that meet issue 17's per-algorithm targets: median |error|
+// at most 25% below 64 KiB and 10% from 64 KiB.
+std::vector<std::string> meetingTargets(const ValidationReport& report) {
+  std::vector<std::string> met;
+  for (const AlgorithmErrors& a : report.byAlgorithm) {
+    if (a.small.medianAbsErrorPct <= 25 && a.large.medianAbsErrorPct <= 10) met.push_back(std::string(name(a.collective)) + " " + a.algo);
+  }
+  return met;
 }
 
 // The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
 // 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
 // 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
-// algorithms as they stand (6.1% and 9.5%), and that reading the runs as a GPU per process
-// (what the model did before it knew they shared one) is worse.
+// algorithms as they stand (5.3% and 9.0%) and how many algorithms meet both (17 of 24, among
+// them rd all_reduce and rhd reduce_scatter since their device copies are priced apart), and that
+// reading the runs as a GPU per process (what the model did before it knew they shared one) is
+// worse.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = h100Sweeps(kSweptFamilies);
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
   const auto [small, large] = heldOutMedians(all);
-  EXPECT_LT(small, 8.0);
-  EXPECT_LT(large, 10.5);
+  EXPECT_LT(small, 6.5);
+  EXPECT_LT(large, 9.5);
+  const std::vector<std::string> met = meetingTargets(heldOut(all, "dgx-h100"));
+  EXPECT_GE(met.size(), 17u);
+  for (const char* algorithm : {"all_reduce rd", "reduce_scatter rhd"}) {
+    EXPECT_NE(std::find(met.begin(), met.end(), algorithm), met.end()) << algorithm;
+  }
   std::vector<Measurement> separate = all;
   for (auto& m : separate) m.perDevice = 1;
   const auto [smallBlind, largeBlind] = heldOutMedians(separate);
@@ -241,13 +298,14 @@ TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
 }
 
 // The same sweeps on an H200 (results/measured/gpu-1x-nvidia-h200/algorithms/sweeps), a GPU the
-// model's sharing terms were not developed on, fitted on its own description: 8.1% and 9.9%.
+// model's sharing terms were not developed on, fitted on its own description: 6.2% and 9.1%
+// (8.1% and 9.9% before the device copies were priced apart).
 TEST(Calibrate, H200SweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = gpuSweeps("gpu-1x-nvidia-h200", kSweptFamilies);
   ASSERT_EQ(all.size(), 2226u);  // 1,126 rows at 2 and 4 processes, 1,100 at 3 and 5
   const auto [small, large] = heldOutMedians(all, "dgx-h200");
-  EXPECT_LT(small, 9.0);
-  EXPECT_LT(large, 10.5);
+  EXPECT_LT(small, 7.5);
+  EXPECT_LT(large, 10.0);
 }
 
 // The hierarchical all_reduce of the H100 sweeps ran on nodes emulated by --ranks-per-node: 2 at
