@@ -33,26 +33,27 @@ struct Sample {
   const Measurement* measurement = nullptr;
 };
 
-// Weighted least squares with non-negative coefficients: minimise sum ((x.c - t) / t)^2 by QR,
+// Least squares with non-negative coefficients: minimise sum ((a_i.c - b_i) / s_i)^2 by QR,
 // dropping the most negative coefficient's column until all are >= 0 (an active-set NNLS, which
 // for these few columns converges in a step or two). Columns that are all zero stay at 0.
-std::vector<double> fitNonNegative(const std::vector<Sample>& samples) {
-  constexpr int columns = Features::kColumns;
+template <std::size_t Columns>
+std::vector<double> nonNegativeLeastSquares(const std::vector<std::array<double, Columns>>& a, const std::vector<double>& b,
+                                            const std::vector<double>& scale) {
   std::vector<int> active;
-  for (int j = 0; j < columns; ++j) {
-    const bool used = std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[static_cast<std::size_t>(j)] != 0; });
-    if (used) active.push_back(j);
+  for (int j = 0; j < static_cast<int>(Columns); ++j) {
+    if (std::any_of(a.begin(), a.end(), [&](const auto& row) { return row[static_cast<std::size_t>(j)] != 0; })) active.push_back(j);
   }
-  std::vector<double> coefficients(static_cast<std::size_t>(columns), 0.0);
+  std::vector<double> coefficients(Columns, 0.0);
   while (!active.empty()) {
-    Eigen::MatrixXd a(static_cast<Eigen::Index>(samples.size()), static_cast<Eigen::Index>(active.size()));
-    Eigen::VectorXd b = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(samples.size()));
-    for (std::size_t i = 0; i < samples.size(); ++i) {
+    Eigen::MatrixXd m(static_cast<Eigen::Index>(a.size()), static_cast<Eigen::Index>(active.size()));
+    Eigen::VectorXd v(static_cast<Eigen::Index>(a.size()));
+    for (std::size_t i = 0; i < a.size(); ++i) {
       for (std::size_t j = 0; j < active.size(); ++j) {
-        a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = samples[i].features.x[static_cast<std::size_t>(active[j])] / samples[i].timeUs;
+        m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = a[i][static_cast<std::size_t>(active[j])] / scale[i];
       }
+      v(static_cast<Eigen::Index>(i)) = b[i] / scale[i];
     }
-    const Eigen::VectorXd c = a.colPivHouseholderQr().solve(b);
+    const Eigen::VectorXd c = m.colPivHouseholderQr().solve(v);
     Eigen::Index worst = 0;
     if (c.minCoeff(&worst) >= 0) {
       for (std::size_t j = 0; j < active.size(); ++j) coefficients[static_cast<std::size_t>(active[j])] = c(static_cast<Eigen::Index>(j));
@@ -61,6 +62,18 @@ std::vector<double> fitNonNegative(const std::vector<Sample>& samples) {
     active.erase(active.begin() + worst);
   }
   return coefficients;
+}
+
+// A group's fit: relative error (each row scaled by its own time), so small and large messages
+// count alike.
+std::vector<double> fitNonNegative(const std::vector<Sample>& samples) {
+  std::vector<std::array<double, Features::kColumns>> a;
+  std::vector<double> times;
+  for (const auto& s : samples) {
+    a.push_back(s.features.x);
+    times.push_back(s.timeUs);
+  }
+  return nonNegativeLeastSquares(a, times, times);
 }
 
 double predictFromFit(const Sample& s, const std::vector<double>& c) {
@@ -175,6 +188,9 @@ void applyToLink(Cluster& c, LinkClass link, const Calibration& fit) {
   }
 }
 
+// Whether a row measured one of cclab's own algorithms, whose device copies its plan lists.
+bool plansOwnCopies(const results::Row& r) { return r.backend == kOwnBackend && !isLibraryChoice(r.algo); }
+
 // A GPU's device copies. cclab's algorithms copy their data in one placement and not the other
 // (InputCopies: rd all_reduce copies its input into the output out of place), so a row in place
 // and the same row out of place differ by those copies alone: their difference, over every such
@@ -189,13 +205,13 @@ CalibrationReport::CopyFit fitCopies(const Cluster& base, const std::vector<Meas
   std::map<PairKey, std::array<const Measurement*, 2>> pairs;  // [out of place, in place]
   for (const Measurement& m : rows) {
     const results::Row& r = m.row;
-    if (r.timeUs <= 0 || r.backend != kOwnBackend || isLibraryChoice(r.algo) || r.nranks < 2) continue;
+    if (r.timeUs <= 0 || !plansOwnCopies(r) || r.nranks < 2) continue;
     const PairKey key{r.backend, static_cast<int>(r.collective), r.algo, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, r.sizeBytes};
     pairs[key][r.inPlace ? 1 : 0] = &m;
   }
   PredictorsByShape predictors(base);
-  std::vector<std::array<double, 3>> samples;  // copies, bytes x load, time difference; and the weight
-  std::vector<double> weights;
+  std::vector<std::array<double, 2>> samples;  // copies, bytes x load
+  std::vector<double> differences, scales;      // out of place less in place; the larger time
   for (const auto& [key, pair] : pairs) {
     if (pair[0] == nullptr || pair[1] == nullptr) continue;
     const results::Row& out = pair[0]->row;
@@ -214,31 +230,15 @@ CalibrationReport::CopyFit fitCopies(const Cluster& base, const std::vector<Meas
     const double loadBytes = sharedDeviceLoad(outCopies, shape, predictor.pricing()) * outCopies.bytes -
                              sharedDeviceLoad(inCopies, shape, predictor.pricing()) * inCopies.bytes;
     if (copies == 0 && loadBytes == 0) continue;
-    samples.push_back({copies, loadBytes, out.timeUs - pair[1]->row.timeUs});
-    weights.push_back(1.0 / std::max(out.timeUs, pair[1]->row.timeUs));
+    samples.push_back({copies, loadBytes});
+    differences.push_back(out.timeUs - pair[1]->row.timeUs);
+    scales.push_back(std::max(out.timeUs, pair[1]->row.timeUs));
   }
   if (samples.size() < 4) return fit;
-  // Both terms, then either alone where the other comes out negative.
-  auto solve = [&](bool useLatency, bool useBytes) {
-    const int columns = static_cast<int>(useLatency) + static_cast<int>(useBytes);
-    Eigen::MatrixXd a(static_cast<Eigen::Index>(samples.size()), columns);
-    Eigen::VectorXd b(static_cast<Eigen::Index>(samples.size()));
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const auto row = static_cast<Eigen::Index>(i);
-      int j = 0;
-      if (useLatency) a(row, j++) = samples[i][0] * weights[i];
-      if (useBytes) a(row, j) = samples[i][1] * weights[i];
-      b(row) = samples[i][2] * weights[i];
-    }
-    const Eigen::VectorXd c = a.colPivHouseholderQr().solve(b);
-    return std::array<double, 2>{useLatency ? c(0) : 0.0, useBytes ? c(columns - 1) : 0.0};
-  };
-  std::array<double, 2> c = solve(true, true);
-  if (c[0] < 0) c = solve(false, true);
-  if (c[1] < 0) c = solve(true, false);
+  const std::vector<double> c = nonNegativeLeastSquares(samples, differences, scales);
   if (c[1] <= 0) return fit;  // no copy rate seen: leave the description's
   fit.pairs = static_cast<int>(samples.size());
-  fit.latencyUs = std::max(0.0, c[0]);
+  fit.latencyUs = c[0];
   fit.copyGBps = toGBps(c[1]);
   return fit;
 }
@@ -277,8 +277,7 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
       ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
       continue;
     }
-    const bool ownCopies = r.backend == kOwnBackend && !isLibraryChoice(r.algo);
-    const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace, ownCopies);
+    const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace, plansOwnCopies(r));
     const Pricing& pricing = predictor.pricing();
     LinkClass link = LinkClass::Local;
     Plan fitted = plan;     // the part the features describe
