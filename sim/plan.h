@@ -44,6 +44,10 @@ struct Transfer {
   // receivers, in parallel, not the sender's port. When > 0, the bytes one receiver copies on the
   // critical path, priced there in place of `bytes`.
   double receiverCopyBytes = 0;
+  // A GPU shared by the processes (Shape::perDevice > 1): the bytes all of them copy in this
+  // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
+  // buffers: g - 1 in all, over fewer rounds). When > 0, priced there in place of load x bytes.
+  double sharedDeviceBytes = 0;
 };
 
 struct Phase {

@@ -49,6 +49,18 @@ double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& p
   return load > 1 ? t.steps * (load - 1) : 0.0;  // never 0 x steps: endless steps stay endless, not NaN
 }
 
+// The bytes a transfer puts through its link (not shared memory): on a GPU shared by processes,
+// what all of them copy on it (its load x its bytes, or the plan's own count); else its bytes.
+double deviceBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  const int load = sharedDeviceLoad(t, shape, pricing);
+  if (load > 1 && t.sharedDeviceBytes > 0) {
+    // Processes spread over several GPUs share their copies out: each device carries its part.
+    const double share = std::min(1.0, static_cast<double>(shape.perDevice) / shape.ranks);
+    return std::max(t.bytes, t.sharedDeviceBytes * share);
+  }
+  return load * t.bytes;
+}
+
 double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing, const SharedMemoryView& shm) {
   const LinkPrice& link = pricing.link(t.link);
   if (pricing.sharedMemory && t.link != LinkClass::Inter) {
@@ -63,7 +75,7 @@ double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing
   if (t.link == LinkClass::Intra && t.nvls) bandwidth *= pricing.nvlsFactor;
   if (t.link == LinkClass::Intra && t.allPairs) bandwidth *= pricing.pcieAllPairsFactor;
   if (t.link == LinkClass::Inter && t.allPairs) bandwidth *= pricing.interAllPairsFactor;
-  return sharedDeviceLoad(t, shape, pricing) * t.bytes * kUsPerByteAt1GBps / bandwidth;
+  return deviceBytes(t, shape, pricing) * kUsPerByteAt1GBps / bandwidth;
 }
 
 }  // namespace
@@ -163,7 +175,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
         if (t.link == LinkClass::Intra && t.nvls) factor = pricing.nvlsFactor;
         if (t.link == LinkClass::Intra && t.allPairs) factor = pricing.pcieAllPairsFactor;
         if (t.link == LinkClass::Inter && t.allPairs) factor = pricing.interAllPairsFactor;
-        f.x[2] += sharedDeviceLoad(t, shape, pricing) * t.bytes / factor;
+        f.x[2] += deviceBytes(t, shape, pricing) / factor;
         continue;
       }
       const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing);

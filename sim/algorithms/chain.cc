@@ -19,9 +19,13 @@ bool planChain(Collective c, const Shape& s, double bytes, Plan& plan) {
   const double chunk = bytes / chunks;
   const double intraHops = n - p;
   Phase& phase = plan.addPhase();
-  // Inside the node the fill of every hop but the last adds a chunk to the critical path. (A
-  // latency per hop: the chunks' own message latencies overlap the other hops' transfers.)
-  phase.add({LinkClass::Intra, intraHops, bytes + std::max(0.0, intraHops - 1) * chunk, n});
+  // Inside the node the fill of every hop but the last adds a chunk to the critical path, and each
+  // chunk is a message of its own: the last rank has the last chunk after k + hops - 1 messages
+  // in sequence.
+  const double messages = intraHops > 0 ? chunks + intraHops - 1 : 0;
+  Transfer intra{LinkClass::Intra, messages, bytes + std::max(0.0, intraHops - 1) * chunk, n};
+  intra.sharedDeviceBytes = intraHops * bytes;  // one GPU under all: every hop copies the buffer
+  phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, static_cast<double>(p - 1), bytes, n});
   if (c == Collective::Reduce) phase.reduceBytes = bytes;
   return true;

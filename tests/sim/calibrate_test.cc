@@ -275,19 +275,19 @@ std::vector<std::string> meetingTargets(const ValidationReport& report) {
 // The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
 // 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
 // 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
-// algorithms as they stand (5.3% and 9.0%) and how many algorithms meet both (17 of 24, among
-// them rd all_reduce and rhd reduce_scatter since their device copies are priced apart), and that
-// reading the runs as a GPU per process (what the model did before it knew they shared one) is
-// worse.
+// algorithms as they stand (5.1% and 8.4%) and how many algorithms meet both (18 of 24, among
+// them rd all_reduce and rhd reduce_scatter since their device copies are priced apart, and the
+// chain broadcast since each of its chunks is a message on the critical path), and that reading
+// the runs as a GPU per process (what the model did before it knew they shared one) is worse.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = h100Sweeps(kSweptFamilies);
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
   const auto [small, large] = heldOutMedians(all);
-  EXPECT_LT(small, 6.5);
-  EXPECT_LT(large, 9.5);
+  EXPECT_LT(small, 6.0);
+  EXPECT_LT(large, 9.0);
   const std::vector<std::string> met = meetingTargets(heldOut(all, "dgx-h100"));
-  EXPECT_GE(met.size(), 17u);
-  for (const char* algorithm : {"all_reduce rd", "reduce_scatter rhd"}) {
+  EXPECT_GE(met.size(), 18u);
+  for (const char* algorithm : {"all_reduce rd", "reduce_scatter rhd", "broadcast chain"}) {
     EXPECT_NE(std::find(met.begin(), met.end(), algorithm), met.end()) << algorithm;
   }
   std::vector<Measurement> separate = all;
@@ -298,14 +298,15 @@ TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
 }
 
 // The same sweeps on an H200 (results/measured/gpu-1x-nvidia-h200/algorithms/sweeps), a GPU the
-// model's sharing terms were not developed on, fitted on its own description: 6.2% and 9.1%
-// (8.1% and 9.9% before the device copies were priced apart).
+// model's sharing terms were not developed on, fitted on its own description: 6.2% and 8.7%
+// (8.1% and 9.9% before the device copies were priced apart, 6.2% and 9.1% before the chain's
+// chunks and the binomial trees' copies on the shared GPU were).
 TEST(Calibrate, H200SweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = gpuSweeps("gpu-1x-nvidia-h200", kSweptFamilies);
   ASSERT_EQ(all.size(), 2226u);  // 1,126 rows at 2 and 4 processes, 1,100 at 3 and 5
   const auto [small, large] = heldOutMedians(all, "dgx-h200");
-  EXPECT_LT(small, 7.5);
-  EXPECT_LT(large, 10.0);
+  EXPECT_LT(small, 7.0);
+  EXPECT_LT(large, 9.5);
 }
 
 // The hierarchical all_reduce of the H100 sweeps ran on nodes emulated by --ranks-per-node: 2 at

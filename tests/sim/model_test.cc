@@ -10,6 +10,7 @@
 #include "collectives/errors.h"
 #include "sim/algorithms/algorithms.h"
 #include "sim/predictor.h"
+#include "sim/pricing.h"
 
 namespace cclab::sim {
 namespace {
@@ -85,6 +86,17 @@ TEST(Model, PlansMoveTheTabulatedBytes) {
   EXPECT_EQ(powerOfTwoBelow(5), 4);
   EXPECT_EQ(log2Floor(5), 2);
   EXPECT_EQ(log2Floor(8), 3);
+    // The pipelined chain: a 32 MiB broadcast in 1 MiB chunks over 5 ranks is 32 + 3 messages in
+  // sequence on the critical path (each chunk a message of its own), and a buffer plus 3 chunks
+  // through a port.
+  Plan chain;
+  ASSERT_TRUE(planChain(Collective::Broadcast, Shape{5, 1}, 32 * s, chain));
+  EXPECT_DOUBLE_EQ(chain.phases[0].transfers[0].steps, 32 + 3);
+  EXPECT_DOUBLE_EQ(chain.phases[0].transfers[0].bytes, 35 * s);
+  EXPECT_DOUBLE_EQ(chain.phases[0].transfers[0].sharedDeviceBytes, 4 * 32 * s);  // one GPU: every hop's copy
+  Plan small;
+  ASSERT_TRUE(planChain(Collective::Broadcast, Shape{5, 1}, 1024, small));
+  EXPECT_DOUBLE_EQ(small.phases[0].transfers[0].steps, 4);  // one chunk: one message per hop
   // Across 4 nodes of 8: a ring's bytes leave each node once per rank's worth (through all NICs).
   Plan ring;
   planRing(Collective::AllReduce, Shape{32, 4}, s, ring);
@@ -197,6 +209,27 @@ TEST(Model, EveryCollectiveAtEveryScale) {
       }
     }
   }
+}
+
+// One GPU shared by 5 processes (the algorithm sweeps): a binomial broadcast's 3 rounds copy
+// 1, 2 and 1 buffers, so the device carries 4 of them, where with a GPU per process the critical
+// path carries one per round (3). Priced per byte, the difference between two sizes.
+TEST(Model, ASharedGpuCarriesEveryCopyOfABinomialBroadcast) {
+  const Pricing pricing = basePricing(loadCluster("dgx-h100"));
+  const double s = 64.0 * 1024 * 1024;
+  auto usPerBuffer = [&](const Shape& shape) {
+    Plan one, two;
+    EXPECT_TRUE(planTree(Collective::Broadcast, shape, s, one));
+    EXPECT_TRUE(planTree(Collective::Broadcast, shape, 2 * s, two));
+    return priceUs(two, shape, pricing) - priceUs(one, shape, pricing);
+  };
+  const double buffer = s / (pricing.intra.bandwidthGBps * 1e3);  // us for one buffer at the link's rate
+  EXPECT_NEAR(usPerBuffer(Shape{5, 1, 5}), 4 * buffer, 1e-6 * buffer);
+  EXPECT_NEAR(usPerBuffer(Shape{5, 1, 1}), 3 * buffer, 1e-6 * buffer);
+  // The binomial reduce alike: 4 buffers sent and reduced on the one GPU.
+  Plan reduce;
+  ASSERT_TRUE(planTree(Collective::Reduce, Shape{5, 1, 5}, s, reduce));
+  EXPECT_DOUBLE_EQ(reduce.phases[0].transfers[0].sharedDeviceBytes, 4 * s);
 }
 
 TEST(Model, OneRankCopiesOutOfPlaceAndNothingInPlace) {
