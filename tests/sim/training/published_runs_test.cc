@@ -77,9 +77,10 @@ int whole(const std::string& s, int fallback) { return s.empty() ? fallback : st
 bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") && has(r.at("software"), "PyTorch before 2.0"); }
 
 // Rows within the 15% today (the rest are named in docs/training.md): outside the H100
-// table above 62 of 71, as before the eager step was measured on an H100 (74 of 88 then, 12 of
-// them in that table); that table's rows, 5 of 17.
-constexpr int kOtherRowsWithinFifteenPercent = 62;
+// table above 62 of 71 A100 and H100 rows, as before the eager step was measured on an H100 (74
+// of 88 then, 12 of them in that table), and 12 of the 14 V100 rows of Megatron-LM 2019 (priced
+// since 2026-11-28 on dgx-2h); that table's rows, 5 of 17.
+constexpr int kOtherRowsWithinFifteenPercent = 74;
 constexpr int kPreHopperRowsWithinFifteenPercent = 5;
 
 struct Prediction {
@@ -90,20 +91,28 @@ struct Prediction {
   double error() const { return measuredStep / predictedStep - 1; }  // throughput: predicted / measured - 1
 };
 
-// The rows this check can price: a step time, a throughput or TFLOP/s with a complete layout, on
-// a GPU with a preset, in 16-bit mixed precision (no FP8, TF32), of a decoder-only model.
+// The rows this check can price: a step time, a throughput, TFLOP/s or a scaling figure relative
+// to its source's one-GPU row, with a complete layout, on a GPU with a preset, in 16-bit mixed
+// precision (no FP8, TF32), of a decoder-only model.
 bool priced(const Record& r) {
   const std::string& metric = r.at("metric");
-  if (metric != "step_s" && metric != "tokens_per_s_per_gpu" && metric != "tflops_per_gpu") return false;
+  if (metric != "step_s" && metric != "tokens_per_s_per_gpu" && metric != "tflops_per_gpu" && metric != "weak_scaling_eff" &&
+      metric != "speedup_vs_1gpu" && metric != "pflops_aggregate") {
+    return false;
+  }
   if (r.at("split") == "reference") return false;
+  // A relative figure on one GPU restates the row it is relative to (meg19-fig5-mp-g1: 1.0 of 39
+  // TFLOP/s, the fit row itself).
+  if ((metric == "weak_scaling_eff" || metric == "speedup_vs_1gpu") && r.at("gpus") == "1") return false;
   if (has(r.at("precision"), "fp8") || r.at("precision") == "tf32") return false;
   if (has(r.at("model"), "T5") || r.at("layers").empty() || r.at("hidden").empty() || r.at("vocab").empty()) return false;
-  if (!has(r.at("gpu"), "a100") && !has(r.at("gpu"), "h100")) return false;
+  if (!has(r.at("gpu"), "a100") && !has(r.at("gpu"), "h100") && !has(r.at("gpu"), "v100")) return false;
   return !r.at("tp").empty() && !r.at("pp").empty();
 }
 
 std::string clusterFor(const Record& r) {
   if (has(r.at("gpu"), "h100")) return "dgx-h100";
+  if (has(r.at("gpu"), "v100")) return "dgx-2h";
   if (has(r.at("gpu"), "40gb")) return "dgx-a100-40gb";
   return "dgx-a100";
 }
@@ -157,18 +166,40 @@ TrainConfig configFor(const Record& r, const ModelCard& model) {
   return c;
 }
 
-double measuredStepSeconds(const Record& r, const TrainConfig& c, const ModelCard& m, const TrainingEstimate& e) {
+// The TFLOP/s per GPU a source's relative figures are relative to: its one-GPU row (Megatron-LM
+// 2019: "39 TeraFLOPs", meg19-1p2b-1gpu-tflops; weak-scaling efficiency and strong-scaling speedup
+// are printed against it).
+double oneGpuTflops(const std::vector<Record>& all, const Record& r) {
+  const std::string source = r.at("id").substr(0, r.at("id").find('-'));
+  for (const Record& other : all) {
+    if (other.at("id").substr(0, other.at("id").find('-')) == source && other.at("metric") == "tflops_per_gpu" && other.at("gpus") == "1") {
+      return std::stod(other.at("value"));
+    }
+  }
+  ADD_FAILURE() << r.at("id") << ": no one-GPU row of its source to be relative to";
+  return 0;
+}
+
+double measuredStepSeconds(const std::vector<Record>& all, const Record& r, const TrainConfig& c, const ModelCard& m,
+                           const TrainingEstimate& e) {
   const double value = std::stod(r.at("value"));
-  if (r.at("metric") == "step_s") return value;
-  if (r.at("metric") == "tokens_per_s_per_gpu") return static_cast<double>(c.globalBatch) * c.seq / (value * c.gpus);
+  const std::string& metric = r.at("metric");
+  if (metric == "step_s") return value;
+  if (metric == "tokens_per_s_per_gpu") return static_cast<double>(c.globalBatch) * c.seq / (value * c.gpus);
   const double flops = startsWith(r.at("id"), "meg") ? megatronFlopsPerStep(c.globalBatch, c.seq, m.layers, m.hidden, m.vocab)
                                                      : e.flops.hardwarePerStep;
+  if (metric == "pflops_aggregate") return flops / (value * 1e15);
+  // Weak scaling: per GPU, the efficiency times the one-GPU rate. Strong scaling: the one-GPU
+  // step of the same model and batch (the same FLOPs at the one-GPU rate), divided by the speedup.
+  if (metric == "weak_scaling_eff") return flops / (value * oneGpuTflops(all, r) * 1e12 * c.gpus);
+  if (metric == "speedup_vs_1gpu") return flops / (oneGpuTflops(all, r) * 1e12) / value;
   return flops / (value * 1e12 * c.gpus);
 }
 
 std::vector<Prediction> predictAll() {
   std::vector<Prediction> out;
-  for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
+  const std::vector<Record> all = readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv");
+  for (const Record& r : all) {
     if (!priced(r)) continue;
     const ModelCard model = modelFor(r);
     TrainConfig c = configFor(r, model);
@@ -181,7 +212,7 @@ std::vector<Prediction> predictAll() {
     }
     TrainingPricer pricer(job);
     const TrainingEstimate e = estimateTraining(model, c, pricer);
-    Prediction p{r.at("id"), r.at("split"), r.at("metric"), measuredStepSeconds(r, c, model, e), e.step.total, 0, 0,
+    Prediction p{r.at("id"), r.at("split"), r.at("metric"), measuredStepSeconds(all, r, c, model, e), e.step.total, 0, 0,
                  preHopperSoftwareOnH100(r)};
     // "47 GB alloc / 63 GB active / 78 GB reserved": PyTorch's peak allocated memory, the closest
     // to what ccsim predicts (memory in use, with the framework allowance for the CUDA context's
@@ -242,13 +273,20 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_GE(withinFifteen - preHopperWithinFifteen, kOtherRowsWithinFifteenPercent);
   EXPECT_GE(preHopperWithinFifteen, kPreHopperRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
-  EXPECT_LE(results::median(bySplit["holdout"]), 6.5);
-  // Outside that table the held-out median is 5.4% (6.0% before the eager step was measured).
-  std::vector<double> otherHeldOut;
+  EXPECT_LE(results::median(bySplit["holdout"]), 7.0);
+  // Outside that table the held-out median is 5.5% (5.4% before the V100 rows, 6.0% before the
+  // eager step was measured).
+  std::vector<double> otherHeldOut, v100HeldOut;
   for (const Prediction& p : rows) {
     if (p.split == "holdout" && !p.preHopperSoftware) otherHeldOut.push_back(std::abs(100 * p.error()));
+    if (p.split == "holdout" && startsWith(p.id, "meg19")) v100HeldOut.push_back(std::abs(100 * p.error()));
   }
-  EXPECT_LE(results::median(otherHeldOut), 5.5);
+  EXPECT_LE(results::median(otherHeldOut), 6.0);
+  // Megatron-LM 2019 on DGX-2H V100s: the one-GPU row sets the V100's GEMM plateau (fit); the
+  // tensor- and data-parallel scaling rows are held out: median 7.2% over 13, the 8.3B model on
+  // 512 GPUs within 6%; the 1.2B model's strong scaling to 4 and 8 GPUs misses (+35%, +60%).
+  ASSERT_EQ(v100HeldOut.size(), 13u);
+  EXPECT_LE(results::median(v100HeldOut), 8.0);
   // Without the interference the fit row asks for, the FSDP rows come out too fast again: the
   // check can fail.
   int fsdpWithinTen = 0;
