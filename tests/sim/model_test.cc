@@ -86,7 +86,7 @@ TEST(Model, PlansMoveTheTabulatedBytes) {
   EXPECT_EQ(powerOfTwoBelow(5), 4);
   EXPECT_EQ(log2Floor(5), 2);
   EXPECT_EQ(log2Floor(8), 3);
-    // The pipelined chain: a 32 MiB broadcast in 1 MiB chunks over 5 ranks is 32 + 3 messages in
+  // The pipelined chain: a 32 MiB broadcast in 1 MiB chunks over 5 ranks is 32 + 3 messages in
   // sequence on the critical path (each chunk a message of its own), and a buffer plus 3 chunks
   // through a port.
   Plan chain;
