@@ -93,8 +93,9 @@ struct Prediction {
 };
 
 // Megatron-LM 2021's Table 2 prints PTD-P's model-parallel size (96 for GPT-3 175B) but not its
-// split: Megatron-LM keeps tensor parallelism inside a node (the paper's rule, Sec. 3.3 and every
-// row of its Table 1), so t is the node's GPUs and p the rest.
+// split: Megatron-LM keeps tensor parallelism inside a node (the paper's first takeaway: tensor
+// parallelism up to the GPUs of a server, pipeline parallelism across servers; every row of its
+// Table 1), so t is the node's GPUs and p the rest.
 bool megatronModelParallelOnly(const Record& r) {
   return startsWith(r.at("framework"), "megatron") && r.at("tp").empty() && r.at("pp").empty() && !r.at("dp").empty() &&
          !r.at("gpus_per_node").empty();
