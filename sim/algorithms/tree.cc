@@ -26,6 +26,9 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
     case Collective::Reduce: {
       Transfer intra{LinkClass::Intra, intraRounds, intraRounds * bytes, n};
       intra.allPairs = true;  // binomial partners are far apart
+      // One GPU under all: every one of the g - 1 non-root ranks' buffers is copied (and, in a
+      // reduce, reduced) once, over fewer rounds.
+      intra.sharedDeviceBytes = (g - 1) * bytes;
       if (c == Collective::Broadcast && g > 1) {
         // On shared memory the receivers copy: a rank v receives from v - lowbit(v) once its
         // parent has the data, so the copies on the critical path are the most set bits of any
@@ -34,12 +37,10 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         for (int v = 1; v < g; ++v) depth = std::max(depth, std::popcount(static_cast<unsigned>(v)));
         intra.receiverCopyBytes = depth * bytes;
         intra.copiers = (g - 1 + depth - 1) / depth;
-        intra.sharedDeviceBytes = (g - 1) * bytes;  // one GPU under all: every receiver's copy
       } else if (c == Collective::Reduce) {
         // Each round's receivers reduce at once, the most (g / 2) in the first; the root receives
         // in every round, one after another.
         intra.copiers = std::max(1, g / 2);
-        intra.sharedDeviceBytes = (g - 1) * bytes;  // one GPU under all: every sender's buffer, reduced
       }
       phase.add(intra);
       if (p > 1) phase.add({LinkClass::Inter, interRounds, interRounds * bytes, n});

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -106,10 +107,9 @@ bool megatronModelParallelOnly(const Record& r) {
 // precision (no FP8, TF32), of a decoder-only model.
 bool priced(const Record& r) {
   const std::string& metric = r.at("metric");
-  if (metric != "step_s" && metric != "tokens_per_s_per_gpu" && metric != "tflops_per_gpu" && metric != "weak_scaling_eff" &&
-      metric != "speedup_vs_1gpu" && metric != "pflops_aggregate" && metric != "layer_fwd_bwd_ms") {
-    return false;
-  }
+  static const std::set<std::string> kPricedMetrics = {"step_s",           "tokens_per_s_per_gpu", "tflops_per_gpu",  "weak_scaling_eff",
+                                                       "speedup_vs_1gpu", "pflops_aggregate",     "layer_fwd_bwd_ms"};
+  if (!kPricedMetrics.count(metric)) return false;
   if (r.at("split") == "reference") return false;
   // A relative figure on one GPU restates the row it is relative to (meg19-fig5-mp-g1: 1.0 of 39
   // TFLOP/s, the fit row itself).
@@ -186,9 +186,9 @@ TrainConfig configFor(const Record& r, const ModelCard& model) {
 // 2019: "39 TeraFLOPs", meg19-1p2b-1gpu-tflops; weak-scaling efficiency and strong-scaling speedup
 // are printed against it).
 double oneGpuTflops(const std::vector<Record>& all, const Record& r) {
-  const std::string source = r.at("id").substr(0, r.at("id").find('-'));
+  auto sourceOf = [](const Record& row) { return row.at("id").substr(0, row.at("id").find('-')); };  // meg19-..., fsdp23-...
   for (const Record& other : all) {
-    if (other.at("id").substr(0, other.at("id").find('-')) == source && other.at("metric") == "tflops_per_gpu" && other.at("gpus") == "1") {
+    if (sourceOf(other) == sourceOf(r) && other.at("metric") == "tflops_per_gpu" && other.at("gpus") == "1") {
       return std::stod(other.at("value"));
     }
   }
@@ -201,6 +201,7 @@ double measuredStepSeconds(const std::vector<Record>& all, const Record& r, cons
   const double value = std::stod(r.at("value"));
   const std::string& metric = r.at("metric");
   if (metric == "step_s") return value;
+  if (metric == "layer_fwd_bwd_ms") return value / 1e3;
   if (metric == "tokens_per_s_per_gpu") return static_cast<double>(c.globalBatch) * c.seq / (value * c.gpus);
   const double flops = startsWith(r.at("id"), "meg") ? megatronFlopsPerStep(c.globalBatch, c.seq, m.layers, m.hidden, m.vocab)
                                                      : e.flops.hardwarePerStep;
@@ -216,16 +217,15 @@ double measuredStepSeconds(const std::vector<Record>& all, const Record& r, cons
 // one-layer model): the step of the model with two layers less the step with one, each without its
 // optimizer step, so the embedding, the logits and the loss fall out.
 double oneLayerSeconds(const Record& r, const Cluster& job) {
-  double seconds[2] = {0, 0};
-  for (int layers : {1, 2}) {
+  auto withoutOptimizer = [&](int layers) {
     const ModelCard model = modelFor(r, layers);
     TrainConfig c = configFor(r, model);
     resolve(c, model, job);
     TrainingPricer pricer(job);
     const TrainingEstimate e = estimateTraining(model, c, pricer);
-    seconds[layers - 1] = e.step.total - e.step.optimizer;
-  }
-  return seconds[1] - seconds[0];
+    return e.step.total - e.step.optimizer;
+  };
+  return withoutOptimizer(2) - withoutOptimizer(1);
 }
 
 std::vector<Prediction> predictAll() {
@@ -244,9 +244,9 @@ std::vector<Prediction> predictAll() {
     }
     TrainingPricer pricer(job);
     const TrainingEstimate e = estimateTraining(model, c, pricer);
-    Prediction p{r.at("id"), r.at("split"), r.at("metric"), measuredStepSeconds(all, r, c, model, e), e.step.total, 0, 0,
+    const double predicted = r.at("metric") == "layer_fwd_bwd_ms" ? oneLayerSeconds(r, job) : e.step.total;
+    Prediction p{r.at("id"), r.at("split"), r.at("metric"), measuredStepSeconds(all, r, c, model, e), predicted, 0, 0,
                  preHopperSoftwareOnH100(r)};
-    if (r.at("metric") == "layer_fwd_bwd_ms") p.measuredStep = std::stod(r.at("value")) / 1e3, p.predictedStep = oneLayerSeconds(r, job);
     // "47 GB alloc / 63 GB active / 78 GB reserved": PyTorch's peak allocated memory, the closest
     // to what ccsim predicts (memory in use, with the framework allowance for the CUDA context's
     // workspaces). GB read as 10^9 bytes (the source does not say; as GiB the measured would be 7%
