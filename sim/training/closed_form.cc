@@ -34,7 +34,7 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
                                                       pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
                                                 : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
     const double perLayer = (c.recompute == Recompute::Full ? 6 : 4) * allReduce;
-    tpPerMicroBatch = static_cast<double>(model.layers) / c.pp * perLayer;
+    tpPerMicroBatch = maxStageLayers(model.layers, c.pp) * perLayer;
   }
   // Pipeline parallelism: each micro-batch sends its activations forward and its gradients back
   // across every stage boundary of a chunk (Megatron splits the message across the tensor ranks).

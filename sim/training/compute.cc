@@ -7,6 +7,7 @@
 
 #include "collectives/errors.h"
 #include "sim/training/memory.h"
+#include "sim/training/pipeline.h"
 
 namespace cclab::sim {
 namespace {
@@ -192,10 +193,14 @@ MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, co
     t.backward = layer.backward;
     return t;
   }
-  // The slowest stage: its layers, and on the last stage the output logits.
-  const double layers = static_cast<double>(m.layers) / c.pp;
-  t.forward = layers * layer.forward + layer.logitsForward;
-  t.backward = layers * layer.backward + layer.logitsBackward;
+  // The slowest stage: the last with its layers and the output logits, or (an uneven split, whose
+  // ends are lighter) a stage with one layer more and no logits.
+  const double last = stageLayers(m.layers, c.pp, c.pp - 1), most = maxStageLayers(m.layers, c.pp);
+  const bool logitsStage = last * layer.recompute + last * (layer.forward + layer.backward) + layer.logitsForward + layer.logitsBackward >=
+                           most * (layer.forward + layer.backward + layer.recompute);
+  const double layers = logitsStage ? last : most;
+  t.forward = layers * layer.forward + (logitsStage ? layer.logitsForward : 0.0);
+  t.backward = layers * layer.backward + (logitsStage ? layer.logitsBackward : 0.0);
   t.recompute = layers * layer.recompute;
   return t;
 }

@@ -76,6 +76,9 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   TrainingEstimate e;
   e.config = c;
   e.parameters = static_cast<double>(model.parameters());
+  if (model.architecture != Architecture::Given) {
+    for (int s = 0; s < c.pp; ++s) e.layersPerStage.push_back(stageLayers(model.layers, c.pp, s));
+  }
   e.memory = trainingMemory(model, c, cluster);
   e.flops = trainingFlops(model, c);
   e.closedForm = closedFormStep(model, c, pricer);

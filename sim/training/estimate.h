@@ -5,6 +5,7 @@
 // (throughput, MFU/HFU, time and cost to train). docs/simulator.md gives the formulas.
 
 #include <string>
+#include <vector>
 
 #include "sim/cluster.h"
 #include "sim/predictor.h"
@@ -41,6 +42,7 @@ StepTime stepTime(const Timeline& timeline);
 struct TrainingEstimate {
   double parameters = 0;
   TrainConfig config;
+  std::vector<int> layersPerStage;  // pipeline stage by stage (stageLayers); empty for a model given by its totals
   MemoryBreakdown memory;
   StepTime step;
   TrainingFlops flops;

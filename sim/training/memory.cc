@@ -21,13 +21,21 @@ StateBytes stateBytesPerParameter(Precision precision, Optimizer optimizer) {
   return b;
 }
 
-double parametersPerModelShard(const ModelCard& model, const TrainConfig& c, double total) {
-  if (model.architecture == Architecture::Given || c.statesOnly) return total / (c.tp * c.pp);
-  const double layers = static_cast<double>(model.layers) / c.pp * static_cast<double>(model.layerParameters());
-  // The first stage also holds the input embeddings (the last, the output head: the same size).
+double stageParameters(const ModelCard& model, const TrainConfig& c, int stage) {
+  const double layers = stageLayers(model.layers, c.pp, stage) * static_cast<double>(model.layerParameters());
+  // The first stage holds the input embeddings, the last the output head (or, tied, its own copy
+  // of the embedding): the same size.
   double embeddings = static_cast<double>(model.embeddingParameters());
   if (c.pp > 1 && !model.tiedEmbeddings) embeddings /= 2;  // input on the first stage, head on the last
-  return (layers + embeddings) / c.tp;
+  const bool end = stage == 0 || stage == c.pp - 1;
+  return (layers + (end ? embeddings : 0.0)) / c.tp;
+}
+
+double parametersPerModelShard(const ModelCard& model, const TrainConfig& c, double total) {
+  if (model.architecture == Architecture::Given || c.statesOnly) return total / (c.tp * c.pp);
+  double most = 0;
+  for (int s = 0; s < c.pp; ++s) most = std::max(most, stageParameters(model, c, s));
+  return most;
 }
 
 namespace {
@@ -111,14 +119,24 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     const PipelineShape shape{c.schedule, c.pp, c.accumulation, c.vpp};
     // The first stage holds the most micro-batches in flight; the last also holds the logits.
     m.inFlightChunks = c.pp == 1 ? 1 : peakInFlightChunks(shape);
-    const double layersPerChunk = static_cast<double>(model.layers) / (c.pp * c.vpp);
+    const double layersPerChunk = static_cast<double>(stageLayers(model.layers, c.pp, 0)) / c.vpp;
     const double embeddingOutput = 3 * sb * h / (c.sequenceParallel ? c.tp : 1);  // 16-bit values + dropout mask
     const double firstStage = m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp);
     // Logits b*s*V: 16-bit values plus an fp32 copy for the softmax and loss, split across the
     // tensor ranks (vocabulary-parallel output layer). They dominate small models with large vocabularies.
     m.logitsBytes = sb * model.vocab * (2 + 4) / c.tp;
-    const double lastStage = (c.pp == 1 ? 0 : layersPerChunk * m.activationsPerLayerBytes * c.vpp) + m.logitsBytes;
-    m.activations = c.pp == 1 ? firstStage + m.logitsBytes : std::max(firstStage, lastStage);
+    const double lastStage = (c.pp == 1 ? 0 : stageLayers(model.layers, c.pp, c.pp - 1) * m.activationsPerLayerBytes) + m.logitsBytes;
+    // An uneven split (lighter ends): the first stage with more layers than the first holds one
+    // micro-batch fewer per stage before it under 1F1B (all of them under GPipe).
+    double heavierStage = 0;
+    for (int s = 1; s < c.pp - 1; ++s) {
+      if (stageLayers(model.layers, c.pp, s) > stageLayers(model.layers, c.pp, 0)) {
+        const int held = c.schedule == Schedule::GPipe ? c.accumulation : std::min(c.pp - s, c.accumulation);
+        heavierStage = held * stageLayers(model.layers, c.pp, s) * m.activationsPerLayerBytes;
+        break;
+      }
+    }
+    m.activations = c.pp == 1 ? firstStage + m.logitsBytes : std::max({firstStage, lastStage, heavierStage});
   }
 
   // Buffers the communication keeps: PyTorch DDP copies gradients into buckets as large as the

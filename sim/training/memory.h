@@ -34,8 +34,11 @@ struct MemoryBreakdown {
   double allocatorBytes = 0;  // the caching allocator's rounding and fragmentation (timeline only)
 };
 
-// Parameters one GPU holds before data-parallel sharding: its pipeline stage's layers, its
-// tensor-parallel share, and the embeddings on the first stage.
+// Parameters one GPU of pipeline stage `stage` holds before data-parallel sharding: the stage's
+// layers (stageLayers), its tensor-parallel share, and the embeddings on the first stage (the
+// output head, or a tied copy of the embedding, on the last).
+double stageParameters(const ModelCard& model, const TrainConfig& config, int stage);
+// The same on the stage that holds the most: what one GPU's memory must carry.
 double parametersPerModelShard(const ModelCard& model, const TrainConfig& config, double totalParameters);
 
 // Model states only (what `--params` asks about).

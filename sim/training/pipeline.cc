@@ -18,6 +18,16 @@ double pipelineTime(const PipelineShape& s, double forward, double backward) {
   return (s.microBatches + (s.stages - 1.0) / s.chunks) * (forward + backward);
 }
 
+int stageLayers(int layers, int stages, int stage) {
+  const int fewer = layers / stages, heavier = layers % stages;
+  if (heavier == 0) return fewer;
+  // Stages in the order they are made lighter: 0, p-1, 1, p-2, ...; the first p - r of that order
+  // get `fewer` layers, the other r one more.
+  const int fromEnd = std::min(stage, stages - 1 - stage);
+  const int rank = 2 * fromEnd + (stage > stages - 1 - stage ? 1 : 0);
+  return rank < stages - heavier ? fewer : fewer + 1;
+}
+
 int peakInFlightChunks(const PipelineShape& s) {
   const int p = s.stages, m = s.microBatches, v = s.chunks;
   switch (s.schedule) {

@@ -31,6 +31,16 @@ double pipelineTime(const PipelineShape& s, double forward, double backward);
 // micro-batches; 1F1B min(p, m); interleaved 2(p-1) + (v-1)p + 1 (capped at m*v).
 int peakInFlightChunks(const PipelineShape& s);
 
+// The transformer layers of pipeline stage `stage` of `stages`: as even as they go. When the stages
+// do not divide the layers (the 1F1B schedules only), the lighter stages are the ends, first and
+// last and then inwards, because the ends also carry the embedding and the logits: Llama 3 405B's
+// 126 layers on 16 stages (7 on the first and the last, 8 on the rest: "one layer fewer" on each,
+// Dubey et al. 2024, Sec. 3.3.2), DeepSpeed's split of BLOOM's 70 layers and its two embedding
+// layers on 12 stages (5 on the ends, 6 on the rest).
+int stageLayers(int layers, int stages, int stage);
+// The most layers any stage holds: ceil(layers / stages).
+inline int maxStageLayers(int layers, int stages) { return (layers + stages - 1) / stages; }
+
 // One forward or backward pass of one micro-batch through one of a device's model chunks.
 struct ScheduledPass {
   bool forward;

@@ -34,9 +34,9 @@ PlanResult plan(const ModelCard& model, const TrainConfig& base, TrainingPricer&
     TrainConfig config;
   };
   std::vector<Candidate> candidates;
-  // Tensor parallelism stays inside a node; pipeline stages divide the layers. resolve() judges
-  // the rest (heads, key/value heads, batch, interleaving, ZeRO-3 with pipelines), so the rules
-  // live in one place.
+  // Tensor parallelism stays inside a node; pipeline stages are at most the layers (a split that
+  // does not divide them gives the ends one layer fewer). resolve() judges the rest (heads,
+  // key/value heads, batch, interleaving, ZeRO-3 with pipelines), so the rules live in one place.
   for (int tp : divisors(gpus, shaped ? cluster.gpusPerNode : 1)) {
     for (int pp : divisors(gpus / tp, shaped ? model.layers : 1)) {
       const int dp = gpus / (tp * pp);

@@ -1,5 +1,7 @@
 #include "sim/training/report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace cclab::sim {
@@ -49,7 +51,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"sharding", c.shardingName}, {"schedule", std::string(name(c.schedule))},
         {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
         {"recompute", std::string(name(c.recompute))}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
-        {"precision", c.precision == Precision::Mixed ? "mixed" : "fp32"}}},
+        {"precision", c.precision == Precision::Mixed ? "mixed" : "fp32"}, {"layers_per_stage", e.layersPerStage}}},
       {"params", e.parameters},
       {"memory_per_gpu_bytes",
        {{"parameters", m.parameters}, {"gradients", m.gradients}, {"optimizer_states", m.optimizerStates}, {"activations", m.activations},
@@ -94,6 +96,18 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
   std::string r = fmt::format("# ccsim train: {} on {} ({} GPUs: {} node{} x {})\n", model, cluster.name, c.gpus, cluster.nodes,
                               cluster.nodes == 1 ? "" : "s", cluster.gpusPerNode);
   r += fmt::format("layout            {}\n", describeLayout(c));
+  // An uneven split (the ends one layer lighter), said once: "7 on the first and last stage, 8 on the others".
+  if (!e.layersPerStage.empty() && e.layersPerStage.front() != *std::max_element(e.layersPerStage.begin(), e.layersPerStage.end())) {
+    const int most = *std::max_element(e.layersPerStage.begin(), e.layersPerStage.end());
+    std::vector<std::size_t> lighter;
+    for (std::size_t s = 0; s < e.layersPerStage.size(); ++s) {
+      if (e.layersPerStage[s] < most) lighter.push_back(s);
+    }
+    std::string list = fmt::format("{}", lighter.front());
+    for (std::size_t k = 1; k < lighter.size(); ++k) list += fmt::format("{}{}", k + 1 == lighter.size() ? " and " : ", ", lighter[k]);
+    r += fmt::format("stages            {} layers on stage{} {}, {} on each of the others (the ends hold the embedding and the logits)\n",
+                     most - 1, lighter.size() == 1 ? "" : "s", list, most);
+  }
   const char* precision = c.precision == Precision::Mixed ? "mixed" : "fp32";
   if (e.perSample) {
     r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, {} precision\n", c.globalBatch, c.microBatch,

@@ -98,17 +98,11 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
                   backwardGemms(layer.logitsGemms)};
   }
   g.microBatches = m;
-  g.layersPerStage = shaped ? std::max(1, model.layers / p) : 1;
-  const int layers = g.layersPerStage;
-  auto chunkLayers = [&](int chunk) {  // the stage's layers of one model chunk: [first, last)
-    return std::pair{chunk * layers / v, (chunk + 1) * layers / v};
-  };
 
   // Per layer, on one tensor-parallel rank: parameters, the activations one micro-batch keeps for
   // backward, and the tensor-parallel collectives inside it (two all-reduces forward, two
   // backward; sequence parallelism swaps each for a reduce-scatter plus an all-gather).
   const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : shard;
-  const double restShard = std::max(0.0, shard - layers * layerShard);  // embeddings, final norm
   const double activationBytes = shaped ? 2.0 * c.microBatch * c.seq * model.hidden : 0.0;
   const double savedBytes = shaped ? activationBytesPerLayer(model, c) : 0.0;
   TrainConfig noRecompute = c;
@@ -184,13 +178,10 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     return t;
   };
 
-  // Model states resident all step (what modelStates counts; ZeRO-3 gathers the rest as it goes),
-  // and the buffers and framework allowance.
+  // Buffers, the framework allowance and what offload moves off the GPU, as the memory model
+  // counts them on the stage that holds the most.
   const MemoryBreakdown states = trainingMemory(model, c, cluster);
   const bool gathers = c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode;
-  const double resident = states.parameters + states.gradients + states.optimizerStates + states.frameworkBytes +
-                          (gathers ? 0.0 : states.bufferBytes);
-  g.residentBytes.assign(static_cast<std::size_t>(p), resident);
 
   // Every stage's passes in schedule order; each pass's tasks. What crosses stages (a forward's
   // input, a backward's gradient) is linked after all tasks exist.
@@ -210,6 +201,18 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     StageBuilder stage(g, s);
     clocks = DispatchClocks{};
     const bool last = s == p - 1;
+    // The stage's layers (an uneven split gives the ends one fewer), its parameters and the part
+    // of them outside the layers (embeddings, final norm, output head).
+    const int layers = shaped ? stageLayers(model.layers, p, s) : 1;
+    auto chunkLayers = [&](int chunk) {  // the stage's layers of one model chunk: [first, last)
+      return std::pair{chunk * layers / v, (chunk + 1) * layers / v};
+    };
+    const double stageShard = shaped ? stageParameters(model, c, s) : shard;
+    const double restShard = std::max(0.0, stageShard - layers * layerShard);
+    // Model states resident all step (what modelStates counts; ZeRO-3 gathers the rest as it goes).
+    const MemoryBreakdown stageStates = modelStates(stageShard, c, cluster);
+    g.residentBytes.push_back(stageStates.parameters + stageStates.gradients + stageStates.optimizerStates + states.frameworkBytes +
+                              (gathers ? 0.0 : states.bufferBytes));
     // Reductions of the gradients as DDP and ZeRO-1/2 issue them: buckets of bucketBytes filled in
     // backward order, a bucket's collective issued when its last gradient is produced.
     double bucketFill = 0;
@@ -359,7 +362,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // HYBRID_SHARD: the gradient shard is all-reduced across the replicas once per step.
     if (gathers && where.replicas > 1) {
       Task t = collective(StreamKind::Reduce, Part::DataComm, Pass::Step,
-                          {Collective::AllReduce, shard * per.gradients / where.shardRanks, where.replicas, where.replicas, Group::Replica}, "replica all-reduce");
+                          {Collective::AllReduce, stageShard * per.gradients / where.shardRanks, where.replicas, where.replicas, Group::Replica}, "replica all-reduce");
       t.after.push_back(lastCompute);
       lastDataTask = stage.add(std::move(t));
     }
@@ -367,7 +370,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // Offload: gradients to the host, the CPU's optimizer, parameters back (ZeRO-Offload).
     int lastOffload = -1;
     const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
-    const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
+    const double updated = stageShard / (c.sharding == StateSharding::None ? 1 : c.dp);
     if (c.offloadOptimizer != OffloadTarget::None && pcie > 0 && cluster.host.memoryBandwidthGBps > 0) {
       Task t;
       t.stream = StreamKind::Offload;
@@ -393,7 +396,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         t.stream = StreamKind::Offload;
         t.part = Part::Offload;
         t.pass = k % 2 ? Pass::Backward : Pass::Forward;
-        t.seconds = shard / c.dp * per.parameters / bandwidth;
+        t.seconds = stageShard / c.dp * per.parameters / bandwidth;
         t.label = "fetch offloaded parameters";
         const int fetch = stage.add(std::move(t));
         if (lastOffload < 0) lastOffload = fetch;
@@ -440,7 +443,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     }
     if ((c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients) && c.dp > 1) {
       Task t = collective(StreamKind::Gather, Part::DataComm, Pass::Step,
-                          {Collective::AllGather, shard * per.parameters, c.dp, where.dpNodes}, "all-gather updated parameters");
+                          {Collective::AllGather, stageShard * per.parameters, c.dp, where.dpNodes}, "all-gather updated parameters");
       t.after.push_back(lastCompute);
       stage.add(std::move(t));
     }

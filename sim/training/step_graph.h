@@ -88,7 +88,6 @@ struct StepGraph {
   std::vector<GroupCollective> tensorCollectives;   // one run of a layer's tensor-parallel collectives
   // Whole-step facts the report needs.
   int microBatches = 1;
-  int layersPerStage = 0;
 };
 
 // Where a layout's groups sit, with ranks numbered as Megatron-LM numbers them: tensor ranks

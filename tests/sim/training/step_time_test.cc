@@ -10,6 +10,8 @@
 
 #include "collectives/errors.h"
 #include "sim/training/estimate.h"
+#include "sim/training/memory.h"
+#include "sim/training/step_graph.h"
 
 namespace cclab::sim {
 namespace {
@@ -138,12 +140,51 @@ TEST(StepTime, LayoutsThatDoNotDivideAreRefusedByName) {
   EXPECT_TRUE(says(problem([](TrainConfig& c) { c.tp = 3; }), "--tp 3 x --pp 1 = 3 does not divide 16 GPUs"));
   EXPECT_TRUE(says(problem([](TrainConfig& c) { c.tp = 16; }), "spans nodes"));
   EXPECT_TRUE(says(problem([](TrainConfig& c) { c.tp = 8; }), "--tp 8 does not divide the 12 attention heads"));
-  EXPECT_TRUE(says(problem([](TrainConfig& c) { c.pp = 8; }), "--pp 8 x --vpp 1 = 8 stages do not divide the 12 layers"));
-  EXPECT_TRUE(says(problem([](TrainConfig& c) { c.pp = 2; c.vpp = 4; }), "8 stages do not divide the 12 layers"));
+  EXPECT_TRUE(says(problem([](TrainConfig& c) { c.pp = 16; }), "--pp 16 is more stages than the 12 layers"));
+  EXPECT_TRUE(says(problem([](TrainConfig& c) { c.pp = 2; c.vpp = 4; }), "8 chunks do not divide the 12 layers"));
+  EXPECT_EQ(problem([](TrainConfig& c) { c.pp = 8; }), "accepted");  // uneven: the ends get one layer, the middle two
   EXPECT_TRUE(says(problem([](TrainConfig& c) { c.dp = 4; }), "--gpus is 16"));
   EXPECT_TRUE(says(problem([](TrainConfig& c) { c.pp = 2; setZeroStage(c, 3); }), "pipeline"));
   EXPECT_TRUE(says(problem([](TrainConfig& c) { c.microBatch = 3; }), "--global-batch 64 is not a multiple of --micro-batch 3"));
   EXPECT_EQ(problem([](TrainConfig& c) { c.tp = 4; c.pp = 2; }), "accepted");
+}
+
+// Stages that do not divide the layers (Llama 3 405B's 126 on 16, BLOOM's 70 on 12): the ends get
+// one layer fewer, so the middle stages set the pipeline's pace and hold the most parameters.
+TEST(StepTime, AnUnevenSplitRunsAtThePaceOfItsHeaviestStage) {
+  const Cluster cluster = nodes("dgx-a100", 1);
+  auto layout = [] {
+    TrainConfig c = config(8, 64);
+    c.tp = 2;
+    c.pp = 4;
+    return c;
+  };
+  auto step = [&](int layers, int vocab) { return estimate(gpt(4096, layers, 32, vocab), layout(), cluster).step.total; };
+  // With a small vocabulary the logits weigh nothing: 10 layers (2-3-3-2) run at the pace of
+  // 12 (3-3-3-3), the 64 micro-batches' steady state being the slowest stage's.
+  EXPECT_NEAR(step(10, 1024) / step(12, 1024), 1.0, 0.05);
+  EXPECT_GT(step(10, 1024) / step(8, 1024), 1.3);
+  // GPT's 51,200 words make the logits about one layer's work on the last stage, which the lighter
+  // end makes up for: 10 layers (2 + logits on the last) run about as 8 (2 + logits), faster than
+  // 12 (3 + logits).
+  EXPECT_NEAR(step(10, 51200) / step(8, 51200), 1.0, 0.1);
+  EXPECT_LT(step(10, 51200) / step(12, 51200), 0.85);
+  // The most parameters a GPU holds: a middle stage's 3 layers against the first stage's 2 and the
+  // embedding (1024 x 4096 words and 2048 x 4096 positions).
+  const ModelCard m = gpt(4096, 10, 32, 1024);
+  TrainConfig c = layout();
+  resolve(c, m, cluster);
+  EXPECT_DOUBLE_EQ(stageParameters(m, c, 1), 3.0 * m.layerParameters() / 2);
+  EXPECT_DOUBLE_EQ(stageParameters(m, c, 0), (2.0 * m.layerParameters() + m.embeddingParameters()) / 2);
+  EXPECT_DOUBLE_EQ(parametersPerModelShard(m, c, static_cast<double>(m.parameters())), stageParameters(m, c, 1));
+  // Every layer of every stage is in the step graph once per micro-batch's forward.
+  TrainingPricer pricer(cluster);
+  const StepGraph graph = buildStepGraph(m, c, pricer);
+  std::vector<int> forwards(4, 0);
+  for (const Task& t : graph.tasks) {
+    if (t.pass == Pass::Forward && t.layer >= 0 && t.part == Part::Compute) ++forwards[static_cast<std::size_t>(t.stage)];
+  }
+  EXPECT_EQ(forwards, (std::vector<int>{2 * 64, 3 * 64, 3 * 64, 2 * 64}));
 }
 
 TEST(StepTime, TensorParallelAllReducesPerLayer) {
