@@ -13,12 +13,24 @@ namespace cclab::sim {
 namespace {
 
 // Forward FLOPs per token of one layer's matrix multiplies (2 per weight), and of attention's two
-// batched products (QK^T and AV: 2 x 2 x s x h per token, the full square as Megatron counts it).
+// batched products (QK^T and AV: 2 x 2 x s x a per token, a the attention width, the full square
+// as Megatron counts it). An encoder-decoder's mean layer adds its share of a cross-attention
+// (queries and output over the decoder's tokens, keys and values over the encoder's: the same
+// sequence length here).
 double layerGemmFlopsPerToken(const ModelCard& m) {
-  const double h = m.hidden, kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate;
-  return 2 * (2 * h * h + 2 * h * kv + (m.gatedMlp ? 3 : 2) * h * i);
+  const double h = m.hidden, a = m.attentionWidth(), kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate;
+  const double attentionBlocks = 1 + m.crossAttentionShare();
+  return 2 * (attentionBlocks * (2 * h * a + 2 * h * kv) + (m.gatedMlp ? 3 : 2) * h * i);
 }
-double attentionFlopsPerToken(const ModelCard& m, double seq) { return 4 * seq * m.hidden; }
+double attentionFlopsPerToken(const ModelCard& m, double seq) { return (1 + m.crossAttentionShare()) * 4 * seq * m.attentionWidth(); }
+// The share of the attention's work under a causal mask, which a fused kernel skips half of: all of
+// a decoder's; of an encoder-decoder's, the decoder's self-attention (not the encoder's, not the
+// cross-attention).
+double causalShare(const ModelCard& m) {
+  if (m.architecture == Architecture::Decoder) return 1.0;
+  if (m.architecture == Architecture::EncoderDecoder) return m.crossAttentionShare() / (1 + m.crossAttentionShare());
+  return 0.0;
+}
 double logitsFlopsPerToken(const ModelCard& m) { return 2.0 * m.hidden * m.vocab; }
 
 }  // namespace
@@ -121,28 +133,34 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
     return t;
   }
   const double tokens = static_cast<double>(c.microBatch) * c.seq;
-  const double h = m.hidden, kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate, tp = c.tp;
+  const double h = m.hidden, a = m.attentionWidth(), kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate, tp = c.tp;
   auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * gemmEfficiency(cluster, std::min(k, n))); };
 
-  // One layer's forward on one tensor-parallel rank.
-  const double projections = gemm(h, (h + 2 * kv) / tp) + gemm(h / tp, h) + gemm(h, (m.gatedMlp ? 2 : 1) * i / tp) + gemm(i / tp, h);
-  t.forwardGemms = {{tokens, h, (h + 2 * kv) / tp}, {tokens, h / tp, h}, {tokens, h, (m.gatedMlp ? 2 : 1) * i / tp}, {tokens, i / tp, h}};
-  const double headsHere = static_cast<double>(m.heads) / tp * c.microBatch;
+  // One layer's forward on one tensor-parallel rank (an encoder-decoder's mean layer: its share of
+  // a cross-attention's projections more, the same shapes).
+  const double attentionBlocks = 1 + m.crossAttentionShare();
+  const double projections = attentionBlocks * (gemm(h, (a + 2 * kv) / tp) + gemm(a / tp, h)) + gemm(h, (m.gatedMlp ? 2 : 1) * i / tp) +
+                             gemm(i / tp, h);
+  t.forwardGemms = {{tokens, h, (a + 2 * kv) / tp, attentionBlocks},
+                    {tokens, a / tp, h, attentionBlocks},
+                    {tokens, h, (m.gatedMlp ? 2 : 1) * i / tp},
+                    {tokens, i / tp, h}};
+  const double headsHere = static_cast<double>(m.heads) / tp * c.microBatch * attentionBlocks;
   t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(m.headDim()), static_cast<double>(c.seq), headsHere});  // Q K^T
   t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(c.seq), static_cast<double>(m.headDim()), headsHere});  // scores V
-  const bool causal = m.architecture == Architecture::Decoder;
   const double attentionFlops = attentionFlopsPerToken(m, c.seq) * tokens / tp;
   double attention;
   if (c.flashAttention) {
-    attention = attentionFlops * (causal ? 0.5 : 1.0) / (peak * cluster.gpu.flashAttentionEfficiency);  // a fused kernel skips masked tiles
+    // A fused kernel skips the masked half of the causal part.
+    attention = attentionFlops * (1 - 0.5 * causalShare(m)) / (peak * cluster.gpu.flashAttentionEfficiency);
   } else {
     // Batched GEMMs QK^T and AV: (s x d)(d x s) per head, with d the head dimension. Their large
     // s x s outputs make them memory-bound rather than tile-bound, so they are priced by roofline:
     // the slower of their FLOPs at a large GEMM's efficiency and their bytes (inputs and the
     // 16-bit scores) at the memory bandwidth. Then the scores go through scale/mask, softmax and
     // dropout in memory (16-bit, read and written by each: about 12 bytes per score).
-    const double scores = static_cast<double>(m.heads) / tp * c.seq * tokens;
-    const double gemmBytes = 2 * (2 * scores + 4.0 * tokens * m.hidden / tp);  // scores written and read, Q K V in
+    const double scores = attentionBlocks * m.heads / tp * c.seq * tokens;
+    const double gemmBytes = 2 * (2 * scores + attentionBlocks * 4.0 * tokens * a / tp);  // scores written and read, Q K V in
     attention = std::max(attentionFlops / (peak * gemmEfficiency(cluster, c.seq)), gemmBytes / memoryBandwidth) +
                 scores * 12 / memoryBandwidth;
   }

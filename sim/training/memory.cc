@@ -85,10 +85,11 @@ MemoryBreakdown modelStates(double shard, const TrainConfig& c, const Cluster& c
 
 double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
   const double s = c.seq, b = c.microBatch, h = model.hidden, t = c.tp, a = model.heads;
-  const double kv = static_cast<double>(model.kvHeads) * model.headDim();
+  const double kv = static_cast<double>(model.kvHeads) * model.headDim(), width = model.attentionWidth();
   const double i = model.intermediate;
-  const bool dropout = model.learnedPositions;  // GPT-2/GPT-3/BERT train with dropout; LLaMA does not
+  const bool dropout = model.dropout;
   const double sb = s * b;
+  const double cross = model.crossAttentionShare();  // an encoder-decoder's mean layer
   // Full recompute keeps only each layer's input (split across tensor ranks with sequence parallelism).
   if (c.recompute == Recompute::Full) return 2 * sb * h / (c.sequenceParallel ? t : 1);
   // Korthikanti et al. 2022, per layer, in bytes (16-bit values, 1-byte dropout masks):
@@ -98,10 +99,14 @@ double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
   //   values 2 x 2sbi (gated: 4 x 2sbi);
   //   attention scores 5as^2b (softmax 2, dropout mask 1, dropout output 2), split, and gone with
   //   selective recompute or a fused (flash) attention kernel.
-  const double replicated = sb * (4 * h + 2 * h + 2 * h + (dropout ? 2 * h : 0));
-  const double split = sb * (2 * h + 4 * kv + 2 * h + (model.gatedMlp ? 8 : 4) * i);
+  // Q and the attention output are `width` wide (the hidden size unless the config sets the head
+  // dimension apart). A cross-attention (an encoder-decoder's decoder layers) keeps the same again
+  // for its block: its norm's input, its input, its dropout mask, Q K V, output and scores.
+  const double attentionReplicated = 2 * h + 2 * h + (dropout ? h : 0);
+  const double replicated = sb * ((1 + cross) * attentionReplicated + 2 * h + 2 * h + (dropout ? h : 0));
+  const double split = sb * ((1 + cross) * (2 * width + 4 * kv + 2 * width) + (model.gatedMlp ? 8 : 4) * i);
   const bool scoresStored = c.recompute == Recompute::None && !c.flashAttention;
-  const double scores = scoresStored ? (dropout ? 5 : 2) * a * s * s * b : 0.0;
+  const double scores = scoresStored ? (1 + cross) * (dropout ? 5 : 2) * a * s * s * b : 0.0;
   return replicated / (c.sequenceParallel ? t : 1) + split / t + scores / t;
 }
 

@@ -45,9 +45,16 @@ bool isLlamaLike(const std::string& type) {
   return type == "llama" || type == "mistral" || type == "qwen2" || type == "gemma";
 }
 
+bool isT5Like(const std::string& type) { return type == "t5" || type == "mt5"; }
+
 // The model types the shape rules below know (docs/training.md); any other is refused rather than
 // priced as something it is not.
-bool isKnownType(const std::string& type) { return type == "gpt2" || type == "bert" || type == "resnet" || isLlamaLike(type); }
+bool isKnownType(const std::string& type) {
+  return type == "gpt2" || type == "bert" || type == "resnet" || isLlamaLike(type) || isT5Like(type);
+}
+
+// T5's relative position biases: a table of buckets x heads in the first layer of each stack.
+constexpr int kDefaultRelativeBuckets = 32;
 
 }  // namespace
 
@@ -71,44 +78,69 @@ ModelCard modelFromJson(const results::Json& config, const std::string& source, 
   }
   if (m.modelType == "resnet") in.fail("num_parameters", "missing (a ResNet is given by num_parameters and forward_flops_per_sample)");
   if (!isKnownType(m.modelType)) {
-    in.fail("model_type", fmt::format("unknown type '{}' (known: gpt2, llama, mistral, qwen2, gemma, bert; or give num_parameters and "
+    in.fail("model_type", fmt::format("unknown type '{}' (known: gpt2, llama, mistral, qwen2, gemma, bert, t5; or give num_parameters and "
                                       "forward_flops_per_sample for any model)", m.modelType));
   }
-  m.architecture = m.modelType == "bert" ? Architecture::Encoder : Architecture::Decoder;
+  const bool t5 = isT5Like(m.modelType);
+  m.architecture = m.modelType == "bert" ? Architecture::Encoder : t5 ? Architecture::EncoderDecoder : Architecture::Decoder;
   m.hidden = intField(in, {"hidden_size", "n_embd", "d_model"}, std::nullopt, kMaxWidth / 4);
   m.layers = intField(in, {"num_hidden_layers", "n_layer", "num_layers"}, std::nullopt, kMaxLayers);
-  m.heads = intField(in, {"num_attention_heads", "n_head"});
+  if (t5) {  // num_layers is the encoder's; the decoder has as many unless num_decoder_layers says
+    m.crossAttentionLayers = intField(in, {"num_decoder_layers"}, m.layers, kMaxLayers);
+    m.layers += m.crossAttentionLayers;
+  }
+  m.heads = intField(in, {"num_attention_heads", "n_head", "num_heads"});
   m.kvHeads = intField(in, {"num_key_value_heads"}, m.heads);
-  m.intermediate = intField(in, {"intermediate_size", "n_inner", "ffn_dim"}, 4 * m.hidden);
+  m.headDimension = intField(in, {"head_dim", "d_kv"}, 0);
+  m.intermediate = intField(in, {"intermediate_size", "n_inner", "ffn_dim", "d_ff"}, 4 * m.hidden);
   m.vocab = intField(in, {"vocab_size"}, std::nullopt, kMaxVocab);
   m.maxPositions = intField(in, {"max_position_embeddings", "n_positions"}, 0);
-  if (m.hidden % m.heads != 0) in.fail("num_attention_heads", fmt::format("{} heads do not divide hidden size {}", m.heads, m.hidden));
+  if (m.headDimension == 0 && m.hidden % m.heads != 0) {
+    in.fail("num_attention_heads", fmt::format("{} heads do not divide hidden size {}", m.heads, m.hidden));
+  }
   if (m.heads % m.kvHeads != 0) in.fail("num_key_value_heads", fmt::format("{} key/value heads do not divide {} heads", m.kvHeads, m.heads));
 
   const bool llama = isLlamaLike(m.modelType);
-  const std::string activation = stringField(in, {"hidden_act", "activation_function"}, llama ? "silu" : "gelu");
-  m.gatedMlp = llama || activation.find("glu") != std::string::npos;
-  m.biases = !llama || in.get<bool>("attention_bias", false);
-  m.layerNorm = !llama;
-  m.learnedPositions = !llama;
+  // T5's feed_forward_proj: "relu" (the original T5) or "gated-gelu" (T5 v1.1, mT5).
+  const std::string activation = stringField(in, {"hidden_act", "activation_function", "feed_forward_proj"}, llama ? "silu" : "gelu");
+  m.gatedMlp = llama || activation.find("glu") != std::string::npos || activation.rfind("gated", 0) == 0;
+  m.biases = !llama && !t5 ? true : in.get<bool>("attention_bias", false);
+  m.layerNorm = !llama && !t5;  // T5's norm scales by the root mean square: a weight, no bias
+  m.learnedPositions = !llama && !t5;
+  m.dropout = t5 ? in.get<double>("dropout_rate", 0.1) > 0 : !llama;
+  if (t5) m.relativeBuckets = intField(in, {"relative_attention_num_buckets"}, kDefaultRelativeBuckets);
   if (m.learnedPositions && m.maxPositions == 0) in.fail("max_position_embeddings", "missing (learned position embeddings need it)");
   m.tiedEmbeddings = in.get<bool>("tie_word_embeddings", true);  // Hugging Face's default
   if (m.architecture == Architecture::Encoder) m.typeVocab = intField(in, {"type_vocab_size"}, 2);
   return m;
 }
 
-std::uint64_t ModelCard::layerParameters() const {
+namespace {
+
+// One attention block: q is h x a (a: heads x head dimension), o is a x h, k and v are h x (kv
+// heads x head dimension); its norm.
+std::uint64_t attentionParameters(const ModelCard& m) {
+  const std::uint64_t h = static_cast<std::uint64_t>(m.hidden), a = static_cast<std::uint64_t>(m.attentionWidth());
+  const std::uint64_t kv = static_cast<std::uint64_t>(m.kvHeads) * static_cast<std::uint64_t>(m.headDim());
+  std::uint64_t p = 2 * h * a + 2 * h * kv;
+  if (m.biases) p += a + 2 * kv + h;
+  return p + (m.layerNorm ? 2 * h : h);
+}
+
+// A layer without cross-attention: attention, the MLP (up and gate h x i, down i x h), their norms.
+std::uint64_t selfLayerParameters(const ModelCard& m) {
+  const std::uint64_t h = static_cast<std::uint64_t>(m.hidden), i = static_cast<std::uint64_t>(m.intermediate);
+  std::uint64_t mlp = (m.gatedMlp ? 3 : 2) * h * i;
+  if (m.biases) mlp += (m.gatedMlp ? 2 : 1) * i + h;
+  return attentionParameters(m) + mlp + (m.layerNorm ? 2 * h : h);
+}
+
+}  // namespace
+
+double ModelCard::layerParameters() const {
   if (architecture == Architecture::Given) return 0;
-  const std::uint64_t h = static_cast<std::uint64_t>(hidden), i = static_cast<std::uint64_t>(intermediate);
-  const std::uint64_t kv = static_cast<std::uint64_t>(kvHeads) * static_cast<std::uint64_t>(headDim());
-  // Attention: q and o are h x h, k and v are h x (kv heads x head dim).
-  std::uint64_t attention = 2 * h * h + 2 * h * kv;
-  if (biases) attention += h + 2 * kv + h;
-  // MLP: up (and gate) h x i, down i x h.
-  std::uint64_t mlp = (gatedMlp ? 3 : 2) * h * i;
-  if (biases) mlp += (gatedMlp ? 2 : 1) * i + h;
-  const std::uint64_t norms = 2 * (layerNorm ? 2 * h : h);
-  return attention + mlp + norms;
+  // A decoder layer of an encoder-decoder adds a cross-attention block of the same shape.
+  return static_cast<double>(selfLayerParameters(*this)) + crossAttentionShare() * static_cast<double>(attentionParameters(*this));
 }
 
 std::uint64_t ModelCard::embeddingParameters() const {
@@ -119,6 +151,10 @@ std::uint64_t ModelCard::embeddingParameters() const {
   if (architecture == Architecture::Encoder) {
     p += static_cast<std::uint64_t>(typeVocab) * h + 2 * h;  // token types, embedding LayerNorm
     p += h * h + h;                                          // pooler
+  } else if (architecture == Architecture::EncoderDecoder) {
+    p += 2 * h;                                                                      // each stack's final norm
+    p += 2 * static_cast<std::uint64_t>(relativeBuckets) * static_cast<std::uint64_t>(heads);  // each stack's position biases
+    if (!tiedEmbeddings) p += v * h;
   } else {
     p += layerNorm ? 2 * h : h;  // final norm
     if (!tiedEmbeddings) p += v * h;  // a separate output head
@@ -128,7 +164,8 @@ std::uint64_t ModelCard::embeddingParameters() const {
 
 std::uint64_t ModelCard::parameters() const {
   if (architecture == Architecture::Given) return givenParameters;
-  return static_cast<std::uint64_t>(layers) * layerParameters() + embeddingParameters();
+  return static_cast<std::uint64_t>(layers) * selfLayerParameters(*this) +
+         static_cast<std::uint64_t>(crossAttentionLayers) * attentionParameters(*this) + embeddingParameters();
 }
 
 std::vector<std::string> modelCardNames() { return descriptionNames("cards"); }

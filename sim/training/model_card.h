@@ -3,6 +3,11 @@
 // A model as the simulator sees it: read from a Hugging Face config.json (or a model card in the
 // same shape, models/cards/), with the parameter count computed exactly from the architecture.
 // Non-transformers (ResNet-50) give their parameters and FLOPs per sample directly.
+//
+// An encoder-decoder (T5) is one stack of `layers` layers, the encoder's and then the decoder's,
+// of which `crossAttentionLayers` (the decoder's) also attend to the encoder's output. The step
+// prices them as that many layers of their mean shape: a layer's parameters, FLOPs and activations
+// are the encoder layer's plus the cross-attention's share, crossAttentionLayers / layers.
 
 #include <cstdint>
 #include <string>
@@ -12,8 +17,9 @@
 namespace cclab::sim {
 
 enum class Architecture {
-  Decoder,  // GPT-2/GPT-3 (learned positions, LayerNorm, biases) or LLaMA (RoPE, RMSNorm, no biases)
-  Encoder,  // BERT: learned positions and token types, post-LayerNorm, pooler
+  Decoder,         // GPT-2/GPT-3 (learned positions, LayerNorm, biases) or LLaMA (RoPE, RMSNorm, no biases)
+  Encoder,         // BERT: learned positions and token types, post-LayerNorm, pooler
+  EncoderDecoder,  // T5: relative position biases, RMS norms, no biases; the decoder's layers add cross-attention
   Given,    // parameters and FLOPs per sample given directly (ResNet-50)
 };
 
@@ -25,6 +31,10 @@ struct ModelCard {
   int layers = 0;
   int heads = 0;
   int kvHeads = 0;          // grouped-query attention: fewer key/value heads
+  int headDimension = 0;    // per head, where the config gives it (T5's d_kv, Gemma's head_dim); 0: hidden / heads
+  int crossAttentionLayers = 0;  // encoder-decoder: the decoder's layers, of the `layers`
+  int relativeBuckets = 0;  // T5's relative position buckets (a buckets x heads table per stack)
+  bool dropout = true;      // trained with dropout (GPT-2/GPT-3, BERT, T5); LLaMA without
   int intermediate = 0;     // MLP width
   int vocab = 0;
   int maxPositions = 0;
@@ -40,11 +50,17 @@ struct ModelCard {
   double givenTrainSamples = 0;  // the usual training budget in samples (0: none given)
   double givenEfficiency = 0;    // fraction of the dense peak its training reaches (0: the GEMM curve's at 1024)
 
-  int headDim() const { return hidden / heads; }
+  int headDim() const { return headDimension > 0 ? headDimension : hidden / heads; }
+  // The width of the attention's queries and output: heads x head dimension (the hidden size
+  // unless the config sets the head dimension apart).
+  int attentionWidth() const { return heads * headDim(); }
+  // The share of layers with a cross-attention (0 but for an encoder-decoder).
+  double crossAttentionShare() const { return layers > 0 ? static_cast<double>(crossAttentionLayers) / layers : 0.0; }
   // Exact parameter count.
   std::uint64_t parameters() const;
-  // Parameters in one transformer layer, and outside the layers (embeddings, final norm, head).
-  std::uint64_t layerParameters() const;
+  // Parameters of one layer, the mean over the stack (an encoder-decoder's decoder layers carry a
+  // cross-attention more), and outside the layers (embeddings, final norms, head).
+  double layerParameters() const;
   std::uint64_t embeddingParameters() const;
 };
 

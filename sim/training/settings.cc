@@ -50,7 +50,9 @@ namespace {
 ModelCard scaled(ModelCard card, const std::optional<int>& scale) {
   if (!scale || *scale == 1 || card.architecture == Architecture::Given) return card;
   const int s = *scale;
-  if (card.hidden / s < card.heads || (card.hidden / s) % card.heads != 0) {
+  if (card.headDimension > 0) {  // a head dimension of its own (T5's d_kv) shrinks with the widths
+    card.headDimension = std::max(1, card.headDimension / s);
+  } else if (card.hidden / s < card.heads || (card.hidden / s) % card.heads != 0) {
     throw InputError(fmt::format("--scale {} leaves model '{}' a hidden size of {} that its {} heads do not divide", s, card.name,
                                  card.hidden / s, card.heads));
   }

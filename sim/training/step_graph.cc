@@ -89,25 +89,56 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
 
   StepGraph g;
   g.stages = p;
-  // The kernels' GEMMs, shared by the tasks: forward, backward, attention alone (selective
-  // recompute), the logits forward and backward.
-  enum { kForwardGemms, kBackwardGemms, kAttentionGemms, kLogitsGemms, kLogitsBackwardGemms };
-  if (shaped) {
-    g.gemmSets = {layer.forwardGemms, backwardGemms(layer.forwardGemms),
-                  std::vector<Gemm>(layer.forwardGemms.end() - 2, layer.forwardGemms.end()), layer.logitsGemms,
-                  backwardGemms(layer.logitsGemms)};
-  }
+  // The kernels' GEMMs, shared by the tasks: the logits forward and backward, then each kind of
+  // layer's forward, backward and attention alone (selective recompute).
+  enum { kLogitsGemms, kLogitsBackwardGemms };
+  enum { kForwardGemms, kBackwardGemms, kAttentionGemms };  // offsets from a layer kind's first set
+  if (shaped) g.gemmSets = {layer.logitsGemms, backwardGemms(layer.logitsGemms)};
   g.microBatches = m;
 
   // Per layer, on one tensor-parallel rank: parameters, the activations one micro-batch keeps for
   // backward, and the tensor-parallel collectives inside it (two all-reduces forward, two
   // backward; sequence parallelism swaps each for a reduce-scatter plus an all-gather).
-  const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : shard;
+  const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : shard;  // the mean layer's
   const double activationBytes = shaped ? 2.0 * c.microBatch * c.seq * model.hidden : 0.0;
-  const double savedBytes = shaped ? activationBytesPerLayer(model, c) : 0.0;
-  TrainConfig noRecompute = c;
-  noRecompute.recompute = Recompute::None;
-  const double recomputedBytes = shaped && c.recompute != Recompute::None ? activationBytesPerLayer(model, noRecompute) - savedBytes : 0.0;
+  // A layer as its tasks see it: its kernels, its GEMM sets, the activations it keeps for backward
+  // and what recompute brings back for its backward, its parameters on one tensor rank. One kind
+  // for a decoder or an encoder; an encoder-decoder has two, the encoder's layers (the model with
+  // no cross-attention) and then the decoder's (a cross-attention in each), so the timeline holds
+  // a decoder layer's larger recompute and gathers each layer's own parameters.
+  struct LayerKind {
+    LayerTimes times;
+    int gemmSets = -1;  // its forward set in g.gemmSets; backward and attention follow
+    double savedBytes = 0, recomputedBytes = 0, shard = 0;
+  };
+  auto kindOf = [&](const ModelCard& shape) {
+    LayerKind k;
+    k.times = layerTimes(shape, c, cluster);
+    k.shard = shaped ? shape.layerParameters() / c.tp : shard;
+    if (!shaped) return k;
+    k.gemmSets = static_cast<int>(g.gemmSets.size());
+    const std::vector<Gemm>& forward = k.times.forwardGemms;
+    g.gemmSets.push_back(forward);
+    g.gemmSets.push_back(backwardGemms(forward));
+    g.gemmSets.push_back(std::vector<Gemm>(forward.end() - 2, forward.end()));
+    k.savedBytes = activationBytesPerLayer(shape, c);
+    TrainConfig noRecompute = c;
+    noRecompute.recompute = Recompute::None;
+    if (c.recompute != Recompute::None) k.recomputedBytes = activationBytesPerLayer(shape, noRecompute) - k.savedBytes;
+    return k;
+  };
+  std::vector<LayerKind> kinds;
+  int firstDecoderLayer = model.layers;  // layers from here on are the second kind
+  if (model.architecture == Architecture::EncoderDecoder) {
+    ModelCard encoder = model, decoder = model;
+    encoder.crossAttentionLayers = 0;
+    decoder.crossAttentionLayers = decoder.layers;
+    kinds = {kindOf(encoder), kindOf(decoder)};
+    firstDecoderLayer = model.layers - model.crossAttentionLayers;  // one stage (resolve refuses --pp with it)
+  } else {
+    kinds = {kindOf(model)};
+  }
+  auto kindOfLayer = [&](int l) -> const LayerKind& { return kinds[l >= firstDecoderLayer && kinds.size() > 1 ? 1 : 0]; };
   double tpCollective = 0;
   std::vector<GroupCollective>& tpCollectives = g.tensorCollectives;
   if (c.tp > 1 && shaped) {
@@ -246,24 +277,25 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           rootGather = stage.add(std::move(t));
         }
         for (int l = first; l < end; ++l) {
+          const LayerKind& kind = kindOfLayer(l);
           int gather = -1;
           if (gathers && c.dp > 1) {
             // FSDP's forward prefetch: the gather of layer l is issued once the forward of layer
             // l - 1 - prefetch has finished (at most prefetch + 1 layers gathered at once).
             Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
-                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
+                                {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                 fmt::format("all-gather L{} mb{}", l, mb));
-            t.allocatesBytes = layerShard * per.parameters;
+            t.allocatesBytes = kind.shard * per.parameters;
             const int ahead = l - 1 - c.prefetch;
             if (ahead >= first && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
             gather = stage.add(std::move(t));
           }
-          Task t = computeTask(Pass::Forward, mb, l, layer.forward, layer.forwardKernels, shaped ? 2 : 0, fmt::format("fwd L{} mb{}", l, mb));
-          if (shaped) t.gemmSet = kForwardGemms, t.memoryBytes = layer.forwardMemoryBytes;
+          Task t = computeTask(Pass::Forward, mb, l, kind.times.forward, kind.times.forwardKernels, shaped ? 2 : 0, fmt::format("fwd L{} mb{}", l, mb));
+          if (shaped) t.gemmSet = kind.gemmSets + kForwardGemms, t.memoryBytes = kind.times.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
-          t.allocatesBytes = savedBytes;
-          if (gather >= 0) t.freesBytes = layerShard * per.parameters;  // resharded after forward
+          t.allocatesBytes = kind.savedBytes;
+          if (gather >= 0) t.freesBytes = kind.shard * per.parameters;  // resharded after forward
           lastCompute = stage.add(std::move(t));
           gathered[l] = lastCompute;
           if (l == first) forwardFirst[{s, mb, pass.chunk}] = lastCompute;
@@ -289,46 +321,47 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           backwardFirst[{s, mb, pass.chunk}] = lastCompute;
         }
         for (int l = end - 1; l >= first; --l) {
+          const LayerKind& kind = kindOfLayer(l);
           int gather = -1;
           if (gathers && c.dp > 1) {
             Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
-                                {Collective::AllGather, layerShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
+                                {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                 fmt::format("all-gather L{} mb{} (backward)", l, mb));
-            t.allocatesBytes = layerShard * per.parameters;
+            t.allocatesBytes = kind.shard * per.parameters;
             const int ahead = l + 1 + c.prefetch;
             if (ahead < end && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
             gather = stage.add(std::move(t));
           }
-          if (layer.recompute > 0) {
-            Task t = computeTask(Pass::Recompute, mb, l, layer.recompute, layer.recomputeKernels, c.recompute == Recompute::Full ? 2 : 0,
-                                 fmt::format("recompute L{} mb{}", l, mb));
+          if (kind.times.recompute > 0) {
+            Task t = computeTask(Pass::Recompute, mb, l, kind.times.recompute, kind.times.recomputeKernels,
+                                 c.recompute == Recompute::Full ? 2 : 0, fmt::format("recompute L{} mb{}", l, mb));
             const bool full = c.recompute == Recompute::Full;
-            t.gemmSet = full ? kForwardGemms : kAttentionGemms;
-            if (full) t.memoryBytes = layer.forwardMemoryBytes;
+            t.gemmSet = kind.gemmSets + (full ? kForwardGemms : kAttentionGemms);
+            if (full) t.memoryBytes = kind.times.forwardMemoryBytes;
             if (gather >= 0) t.after.push_back(gather);
-            t.allocatesBytes = recomputedBytes;
+            t.allocatesBytes = kind.recomputedBytes;
             lastCompute = stage.add(std::move(t));
           }
-          Task t = computeTask(Pass::Backward, mb, l, layer.backward, layer.backwardKernels, shaped ? 2 : 0, fmt::format("bwd L{} mb{}", l, mb));
-          if (shaped) t.gemmSet = kBackwardGemms, t.memoryBytes = 2 * layer.forwardMemoryBytes;
+          Task t = computeTask(Pass::Backward, mb, l, kind.times.backward, kind.times.backwardKernels, shaped ? 2 : 0, fmt::format("bwd L{} mb{}", l, mb));
+          if (shaped) t.gemmSet = kind.gemmSets + kBackwardGemms, t.memoryBytes = 2 * kind.times.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
-          t.freesBytes = savedBytes + recomputedBytes + (gather >= 0 ? layerShard * per.parameters : 0.0);
+          t.freesBytes = kind.savedBytes + kind.recomputedBytes + (gather >= 0 ? kind.shard * per.parameters : 0.0);
           // ZeRO-3: the layer's full gradient until its reduce-scatter.
-          if (gathers && c.dp > 1) t.allocatesBytes = layerShard * per.gradients;
+          if (gathers && c.dp > 1) t.allocatesBytes = kind.shard * per.gradients;
           lastCompute = stage.add(std::move(t));
           gathered[l] = lastCompute;
           if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;
           if (gathers && c.dp > 1) {
             Task scatter = collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
-                                      {Collective::ReduceScatter, layerShard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard},
+                                      {Collective::ReduceScatter, kind.shard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard},
                                       fmt::format("reduce-scatter L{} mb{}", l, mb));
             scatter.after.push_back(lastCompute);
-            scatter.freesBytes = layerShard * per.gradients;
+            scatter.freesBytes = kind.shard * per.gradients;
             lastDataTask = stage.add(std::move(scatter));
             reductions.push_back(lastDataTask);
           } else if (!gathers && (reducesEveryMicroBatch || mb == m - 1)) {
             // Buckets fill as the last micro-batch's backward produces gradients (ZeRO-2: every one's).
-            bucketFill += layerShard * per.gradients;
+            bucketFill += kind.shard * per.gradients;
             if (bucketFill >= c.bucketBytes) {
               flushBucket(lastCompute, bucketFill, Pass::Backward);
               bucketFill = 0;

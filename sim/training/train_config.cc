@@ -145,6 +145,11 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
   if (m.architecture == Architecture::Given) {
     if (c.tp > 1 || c.pp > 1) throw InputError(fmt::format("model '{}' gives no layer shapes: only data parallelism (--tp 1 --pp 1)", m.name));
   } else {
+    if (m.architecture == Architecture::EncoderDecoder && (c.tp > 1 || c.pp > 1)) {
+      throw InputError(fmt::format("model '{}' is an encoder-decoder: ccsim prices it with data parallelism and ZeRO/FSDP (--tp 1 --pp 1); "
+                                   "its cross-attention's tensor-parallel collectives and a pipeline's encoder output are not modelled",
+                                   m.name));
+    }
     if (m.heads % c.tp != 0) throw InputError(fmt::format("--tp {} does not divide the {} attention heads", c.tp, m.heads));
     if (m.kvHeads % c.tp != 0 && c.tp % m.kvHeads != 0) {
       throw InputError(fmt::format("--tp {} and the {} key/value heads do not divide each other", c.tp, m.kvHeads));

@@ -285,6 +285,7 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --tp 8", "--tp 8 does not divide the 12 attention heads"},
       {"train --model gpt2 --cluster dgx-a100 --nodes 2 --global-batch 16 --pp 16", "--pp 16 is more stages than the 12 layers"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --pp 8 --vpp 2", "16 chunks do not divide the 12 layers"},
+      {"train --model t5-11b --cluster dgx-a100 --global-batch 8 --tp 2", "model 't5-11b' is an encoder-decoder"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 100 --micro-batch 3", "--global-batch 100 is not a multiple of --micro-batch 3"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 5", "--zero 5 is not a ZeRO stage"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp half_shard", "unknown FSDP strategy 'half_shard'"},

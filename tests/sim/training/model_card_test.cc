@@ -22,6 +22,7 @@ TEST(ModelCard, ParameterCountsAreExact) {
       {"llama2-7b", 6'738'415'616},    {"llama2-13b", 13'015'864'320},   {"llama2-70b", 68'976'648'192},
       {"llama3-8b", 8'030'261'248},    {"llama3-70b", 70'553'706'496},   {"llama3-405b", 405'853'388'800},
       {"resnet50", 25'557'032},        {"gpt3-1.3b", 1'315'723'264},     {"gpt3-2.7b", 2'651'553'280},
+      {"t5-11b", 11'307'321'344},
   };
   for (const auto& [card, count] : expected) EXPECT_EQ(loadModel(card).parameters(), count) << card;
   EXPECT_EQ(modelCardNames().size(), expected.size());
@@ -50,6 +51,38 @@ TEST(ModelCard, GroupedQueryAttentionShrinksKeyValueProjections) {
   // Per layer: q, o (h x h), k, v (h x kv), three MLP matrices, two RMSNorm weights.
   const std::uint64_t h = 4096, kv = 1024, i = 14336;
   EXPECT_EQ(l3.layerParameters(), 2 * h * h + 2 * h * kv + 3 * h * i + 2 * h);
+}
+
+// T5: an encoder of num_layers layers and a decoder of as many, each decoder layer with a
+// cross-attention block; attention 128 heads of d_kv 128 = 16,384 wide on a 1,024-wide model; RMS
+// norms and no biases; a relative position table per stack; tied embeddings.
+TEST(ModelCard, EncoderDecoderCountsItsCrossAttention) {
+  // t5-small as Hugging Face counts it (num_parameters(): 60,506,624, the figure its model card quotes).
+  const results::Json small = results::Json::parse(R"({"model_type":"t5","d_model":512,"d_kv":64,"d_ff":2048,"num_heads":8,
+      "num_layers":6,"vocab_size":32128,"n_positions":512,"feed_forward_proj":"relu"})");
+  const ModelCard t5 = modelFromJson(small, "inline", "t5-small");
+  EXPECT_EQ(t5.parameters(), 60'506'624u);
+  EXPECT_EQ(t5.architecture, Architecture::EncoderDecoder);
+  EXPECT_EQ(t5.layers, 12);
+  EXPECT_EQ(t5.crossAttentionLayers, 6);
+  // By hand: embedding 32128 x 512; an encoder layer 4 x 512^2 + 2 x 512 x 2048 + 2 norms; a
+  // decoder layer one attention block (4 x 512^2) and one norm more; two final norms; two tables of
+  // 32 buckets x 8 heads.
+  const std::uint64_t encoder = 4 * 512 * 512 + 2 * 512 * 2048 + 2 * 512, decoder = encoder + 4 * 512 * 512 + 512;
+  EXPECT_EQ(t5.parameters(), 32128u * 512 + 6 * encoder + 6 * decoder + 2 * 512 + 2 * 32 * 8);
+  EXPECT_DOUBLE_EQ(t5.layerParameters(), (encoder + decoder) / 2.0);  // the mean layer the step prices
+  // t5-11b: attention wider than the model (128 x 128 = 16,384 against 1,024).
+  const ModelCard big = loadModel("t5-11b");
+  EXPECT_EQ(big.attentionWidth(), 16384);
+  EXPECT_EQ(big.headDim(), 128);
+  EXPECT_FALSE(big.gatedMlp);
+  // T5 v1.1's gated GELU and a decoder of its own depth.
+  const results::Json v11 = results::Json::parse(R"({"model_type":"t5","d_model":512,"d_kv":64,"d_ff":1024,"num_heads":6,
+      "num_layers":8,"num_decoder_layers":4,"vocab_size":32128,"feed_forward_proj":"gated-gelu","tie_word_embeddings":false})");
+  const ModelCard gated = modelFromJson(v11, "inline", "t5-v1_1");
+  EXPECT_TRUE(gated.gatedMlp);
+  EXPECT_EQ(gated.layers, 12);
+  EXPECT_EQ(gated.crossAttentionLayers, 4);
 }
 
 TEST(ModelCard, MissingOrBadFieldsAreNamed) {

@@ -1,7 +1,7 @@
 // The step timeline against published training runs with overlap (tests/data/training/published/:
-// PyTorch FSDP 2023, MosaicML's FSDP tables, Megatron-LM 2021, Korthikanti 2022, llm.c, BLOOM,
-// MT-NLG, Llama 3), each row predicted with the one preset of its GPU (dgx-a100, dgx-a100-40gb,
-// dgx-h100) and no per-row constant. The table docs/training.md shows is printed as it is checked.
+// PyTorch FSDP 2023 (GPT-175B, T5-11B), MosaicML's FSDP tables, Megatron-LM 2019 and 2021,
+// Korthikanti 2022, llm.c, BLOOM, MT-NLG), each row predicted with the one preset of its machine
+// (clusterFor) and no per-row constant. The table docs/training.md shows is printed as it is checked.
 //
 // Compared: the step time. A row gives it directly (step_s), or as tokens/s per GPU (step = global
 // batch x seq / (value x GPUs)), or as TFLOP/s per GPU (step = the FLOPs the source counts /
@@ -81,10 +81,10 @@ bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") 
 // table above 62 of 71 A100 and H100 rows, as before the eager step was measured on an H100 (74
 // of 88 then, 12 of them in that table), the 3 PTD-P rows of GPT-3 175B in Megatron-LM 2021's
 // Table 2, the 5 one-layer rows of Korthikanti 2022's Table 4 and 12 of the 14 V100 rows of
-// Megatron-LM 2019 (these three priced since 2026-11-28); that table's rows, 5 of 17. None of
-// the 6 rows priced since (MT-NLG's three, BLOOM's three, both of 2021-22 Megatron-DeepSpeed) is
-// within 15%: docs/training.md says why.
-constexpr int kOtherRowsWithinFifteenPercent = 82;
+// Megatron-LM 2019 (these three priced since 2026-11-28); that table's rows, 5 of 17. Of the
+// rows priced since: 6 of the 14 T5-11B rows of the FSDP paper (the other 8 predicted 15-17% slow)
+// and none of MT-NLG's three and BLOOM's three (2021-22 Megatron-DeepSpeed): docs/training.md.
+constexpr int kOtherRowsWithinFifteenPercent = 88;
 constexpr int kPreHopperRowsWithinFifteenPercent = 5;
 
 struct Prediction {
@@ -106,7 +106,7 @@ bool megatronModelParallelOnly(const Record& r) {
 
 // The rows this check can price: a step time, a throughput, TFLOP/s or a scaling figure relative
 // to its source's one-GPU row, with a complete layout, on a GPU with a preset, in 16-bit mixed
-// precision (no FP8, TF32), of a decoder-only model. A pipeline interleaved to a depth the source
+// precision (no FP8, TF32). A pipeline interleaved to a depth the source
 // does not state (Llama 3's "modified" interleaved schedule, `vpp` "not stated") has a bubble
 // known only within a factor of several, so it is not priced.
 bool priced(const Record& r) {
@@ -119,7 +119,7 @@ bool priced(const Record& r) {
   // TFLOP/s, the fit row itself).
   if ((metric == "weak_scaling_eff" || metric == "speedup_vs_1gpu") && r.at("gpus") == "1") return false;
   if (has(r.at("precision"), "fp8") || r.at("precision") == "tf32") return false;
-  if (has(r.at("model"), "T5") || r.at("layers").empty() || r.at("hidden").empty() || r.at("vocab").empty()) return false;
+  if (r.at("layers").empty() || r.at("hidden").empty() || r.at("vocab").empty()) return false;
   if (has(r.at("vpp"), "not stated")) return false;
   if (!has(r.at("gpu"), "a100") && !has(r.at("gpu"), "h100") && !has(r.at("gpu"), "v100")) return false;
   return (!r.at("tp").empty() && !r.at("pp").empty()) || megatronModelParallelOnly(r);
@@ -136,6 +136,9 @@ std::string clusterFor(const Record& r) {
 }
 
 ModelCard modelFor(const Record& r, int layersOverride = 0) {
+  // T5-11B: the model card of the same config (24 + 24 layers, d_model 1024, 128 heads of d_kv 128,
+  // d_ff 65536; the CSV's row gives these but not d_kv).
+  if (has(r.at("model"), "t5-11b")) return loadModel("t5-11b");
   const int layers = layersOverride > 0 ? layersOverride : std::stoi(r.at("layers"));
   const int hidden = std::stoi(r.at("hidden")), heads = std::stoi(r.at("heads"));
   int vocab = std::stoi(r.at("vocab"));
@@ -292,19 +295,27 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
     std::printf("%s: %zu rows, median |error| %.1f%%, max %.1f%%\n", split.c_str(), errors.size(), results::median(errors),
                 *std::max_element(errors.begin(), errors.end()));
   }
-  // Peak memory: the PyTorch FSDP paper's Fig. 8b (GPT-175B, FULL_SHARD, 128-512 GPUs).
-  std::vector<double> memoryErrors;
+  // Peak memory: the PyTorch FSDP paper's Fig. 8b (GPT-175B, FULL_SHARD, 128-512 GPUs) and 8c
+  // (T5-11B, 8-512 GPUs).
+  std::map<std::string, std::vector<double>> memoryErrors;  // by figure
   std::printf("| row | measured peak allocated GB | predicted GB | error |\n");
   for (const Prediction& p : rows) {
     if (p.measuredMemoryGB <= 0) continue;
     const double error = p.predictedMemoryGB / p.measuredMemoryGB - 1;
-    memoryErrors.push_back(std::abs(100 * error));
+    memoryErrors[has(p.id, "t5-11b") ? "T5-11B" : "GPT-175B"].push_back(std::abs(100 * error));
     std::printf("| %s | %.0f | %.1f | %+.1f%% |\n", p.id.c_str(), p.measuredMemoryGB, p.predictedMemoryGB, 100 * error);
   }
-  ASSERT_EQ(memoryErrors.size(), 10u);
-  std::printf("peak memory: %zu rows, median |error| %.1f%%, max %.1f%%\n", memoryErrors.size(), results::median(memoryErrors),
-              *std::max_element(memoryErrors.begin(), memoryErrors.end()));
-  EXPECT_LE(results::median(memoryErrors), 5.0);  // the target
+  for (const auto& [model, errors] : memoryErrors) {
+    std::printf("peak memory, %s: %zu rows, median |error| %.1f%%, max %.1f%%\n", model.c_str(), errors.size(), results::median(errors),
+                *std::max_element(errors.begin(), errors.end()));
+  }
+  ASSERT_EQ(memoryErrors["GPT-175B"].size(), 10u);
+  EXPECT_LE(results::median(memoryErrors["GPT-175B"]), 5.0);  // the target
+  // T5-11B's figure is not met (median 50.5%, docs/training.md): its measured peak grows 2.4 GB a
+  // sample at every GPU count, and at 8 GPUs leaves less for the model states than Adam's sharded
+  // states take. Today's median is kept as a ceiling.
+  ASSERT_EQ(memoryErrors["T5-11B"].size(), 14u);
+  EXPECT_LE(results::median(memoryErrors["T5-11B"]), 55.0);
 
   // The targets: median |error| 8% and max 15% on the fit and held-out rows alike. The
   // median is met on both; the max is not (docs/training.md, "Checked against published runs",
@@ -314,16 +325,16 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_GE(withinFifteen - preHopperWithinFifteen, kOtherRowsWithinFifteenPercent);
   EXPECT_GE(preHopperWithinFifteen, kPreHopperRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
-  EXPECT_LE(results::median(bySplit["holdout"]), 7.0);
-  // Outside that table the held-out median is 6.1%: 5.7% before the six misses of MT-NLG and
-  // BLOOM were priced (every row priced before is predicted as it was), 5.4% before the V100,
-  // PTD-P 175B and one-layer rows, 6.0% before the eager step was measured.
+  EXPECT_LE(results::median(bySplit["holdout"]), 8.0);  // 7.6% (6.7% before T5, MT-NLG and BLOOM were priced)
+  // Outside that table the held-out median is 6.9%: 5.7% before the T5, MT-NLG and BLOOM rows were
+  // priced (every row priced before is predicted as it was), 5.4% before the V100, PTD-P 175B and
+  // one-layer rows, 6.0% before the eager step was measured.
   std::vector<double> otherHeldOut, v100HeldOut;
   for (const Prediction& p : rows) {
     if (p.split == "holdout" && !p.preHopperSoftware) otherHeldOut.push_back(std::abs(100 * p.error()));
     if (p.split == "holdout" && startsWith(p.id, "meg19")) v100HeldOut.push_back(std::abs(100 * p.error()));
   }
-  EXPECT_LE(results::median(otherHeldOut), 6.5);
+  EXPECT_LE(results::median(otherHeldOut), 7.0);
   // Megatron-LM 2019 on DGX-2H V100s: the one-GPU row sets the V100's GEMM plateau (fit); the
   // tensor- and data-parallel scaling rows are held out: median 7.2% over 13, the 8.3B model on
   // 512 GPUs within 6%; the 1.2B model's strong scaling to 4 and 8 GPUs misses (+35%, +60%).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -185,6 +186,47 @@ TEST(StepTime, AnUnevenSplitRunsAtThePaceOfItsHeaviestStage) {
     if (t.pass == Pass::Forward && t.layer >= 0 && t.part == Part::Compute) ++forwards[static_cast<std::size_t>(t.stage)];
   }
   EXPECT_EQ(forwards, (std::vector<int>{2 * 64, 3 * 64, 3 * 64, 2 * 64}));
+}
+
+// T5: an encoder's layers, then a decoder's with a cross-attention each; 8 heads of 64 on a
+// 512-wide model (t5-small's shape), FSDP on one node.
+TEST(StepTime, AnEncoderDecoderRunsItsDecoderLayersWithCrossAttention) {
+  const results::Json card = results::Json::parse(R"({"model_type":"t5","d_model":512,"d_kv":64,"d_ff":2048,"num_heads":8,
+      "num_layers":6,"vocab_size":32128,"feed_forward_proj":"relu"})");
+  const ModelCard t5 = modelFromJson(card, "inline", "t5-small");
+  const Cluster cluster = nodes("dgx-a100", 1);
+  TrainConfig c = config(8, 64, 512);
+  c.microBatch = 8;
+  setZeroStage(c, 3);
+  resolve(c, t5, cluster);
+  // FLOPs: each encoder layer's projections (q k v o: 4 x h x a, a = 8 x 64) and MLP (2 x h x 2048)
+  // and attention (4 x s x a per token); each decoder layer one attention block more; the logits.
+  const double h = 512, a = 512, i = 2048, s = 512, v = 32128, tokens = 64.0 * 512;
+  const double encoder = 2 * (4 * h * a + 2 * h * i) + 4 * s * a, decoder = encoder + 2 * 4 * h * a + 4 * s * a;
+  EXPECT_NEAR(trainingFlops(t5, c).modelPerStep / (3 * tokens * (6 * encoder + 6 * decoder + 2 * h * v)), 1.0, 1e-12);
+  // The step graph: the decoder's layers (6-11) run longer than the encoder's (0-5) and gather
+  // their own parameters, a cross-attention block (4 x 512 x 512 and a norm) more.
+  TrainingPricer pricer(cluster);
+  const StepGraph graph = buildStepGraph(t5, c, pricer);
+  std::map<int, double> forwardSeconds, gatheredBytes;
+  for (const Task& t : graph.tasks) {
+    if (t.pass != Pass::Forward || t.layer < 0 || t.microBatch != 0) continue;
+    if (t.part == Part::Compute) forwardSeconds[t.layer] = t.seconds;
+  }
+  for (const Task& t : graph.tasks) {
+    if (t.part == Part::ShardComm && t.pass == Pass::Forward && !t.collectives.empty() && t.label.rfind("all-gather L", 0) == 0) {
+      gatheredBytes[std::stoi(t.label.substr(12))] = t.collectives.front().bytes;
+    }
+  }
+  ASSERT_EQ(forwardSeconds.size(), 12u);
+  EXPECT_GT(forwardSeconds[6] / forwardSeconds[5], 1.2);
+  EXPECT_DOUBLE_EQ(forwardSeconds[0], forwardSeconds[5]);
+  EXPECT_DOUBLE_EQ(forwardSeconds[6], forwardSeconds[11]);
+  EXPECT_DOUBLE_EQ(gatheredBytes[6] - gatheredBytes[5], 2.0 * (4 * 512 * 512 + 512));  // 16-bit parameters
+  // Tensor and pipeline parallelism of an encoder-decoder are refused by name, not mispriced.
+  TrainConfig split = config(8, 64, 512);
+  split.tp = 2;
+  EXPECT_THROW(resolve(split, t5, cluster), InputError);
 }
 
 TEST(StepTime, TensorParallelAllReducesPerLayer) {
