@@ -106,6 +106,10 @@ int runTrainBench(const TrainOptions& o) {
     throw InputError(fmt::format("the layout dp {} x tp {} x pp {} needs {} ranks; mpirun started {}", config.dp, config.tp, config.pp,
                                  config.tp * config.dp * config.pp, size));
   }
+  // Its GEMMs run in bf16 (cuBLAS) or fp32 (Eigen, cuBLAS); an fp8 step is priced by ccsim only.
+  if (config.precision == sim::Precision::Fp8) {
+    throw InputError("--precision fp8 is priced by ccsim train; ccbench train runs mixed (bf16), fp32 or tf32 steps");
+  }
   const RankLayout layout = RankLayout::of(config, sim::placement(config, run.job.gpusPerNode));
   const DataType dtype = config.precision == sim::Precision::Mixed ? DataType::BFloat16 : DataType::Float;
   const std::string layoutText = sim::describeLayout(config);

@@ -136,7 +136,7 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
   // the gradients it reads and the parameters it writes.
   if (c.offloadOptimizer == OffloadTarget::None) {
     const double updated = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
-    const double bytesPerParameter = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
+    const double bytesPerParameter = 2 * per.optimizer + per.gradients + (fp32States(c.precision) ? 2 : 1) * per.parameters;
     const double bandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
     s.optimizer = updated * bytesPerParameter / bandwidth;
   }

@@ -58,14 +58,30 @@ TrainingFlops trainingFlops(const ModelCard& m, const TrainConfig& c) {
   return f;
 }
 
-double peakFlops(const Cluster& cluster, Precision precision) {
+namespace {
+
+double peakOf(const Cluster& cluster, const std::vector<std::string>& keys, std::string_view what) {
   const auto& peaks = cluster.gpu.peakTflops;
-  static const std::vector<std::string> kMixed = {"bf16", "fp16"}, kFp32 = {"fp32"};
-  for (const std::string& key : precision == Precision::Mixed ? kMixed : kFp32) {
+  for (const std::string& key : keys) {
     if (auto it = peaks.find(key); it != peaks.end()) return it->second * 1e12;
   }
-  throw InputError(fmt::format("cluster '{}': gpu.peak_tflops gives no {} peak, which training needs", cluster.name,
-                               precision == Precision::Mixed ? "bf16/fp16" : "fp32"));
+  throw InputError(fmt::format("cluster '{}': gpu.peak_tflops gives no {} peak, which training needs", cluster.name, what));
+}
+
+}  // namespace
+
+double peakFlops(const Cluster& cluster, Precision precision) {
+  switch (precision) {
+    case Precision::Mixed:
+    case Precision::Fp8: return peakOf(cluster, {"bf16", "fp16"}, "bf16/fp16");
+    case Precision::Tf32: return peakOf(cluster, {"tf32"}, "tf32");
+    case Precision::Fp32: break;
+  }
+  return peakOf(cluster, {"fp32"}, "fp32");
+}
+
+double layerGemmPeakFlops(const Cluster& cluster, Precision precision) {
+  return precision == Precision::Fp8 ? peakOf(cluster, {"fp8"}, "fp8") : peakFlops(cluster, precision);
 }
 
 double gemmEfficiency(const Cluster& cluster, double dim) {
@@ -106,7 +122,7 @@ KernelCounts kernelCounts(Execution execution, bool flashAttention) {
 bool unalignedVocabulary(const ModelCard& m, const TrainConfig& c) {
   // The logits are a tokens x vocabulary/tp matrix in every layout the frameworks use (row-major,
   // the vocabulary its leading dimension), an operand or the result of all three of its GEMMs.
-  if (c.precision != Precision::Mixed || m.architecture == Architecture::Given || c.tp < 1) return false;
+  if (fp32States(c.precision) || m.architecture == Architecture::Given || c.tp < 1) return false;
   return m.vocab % c.tp != 0 || (m.vocab / c.tp) % 8 != 0;  // 8 16-bit elements: 16 bytes
 }
 
@@ -120,7 +136,7 @@ std::vector<Gemm> backwardGemms(const std::vector<Gemm>& forward) {
 }
 
 LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
-  const double peak = peakFlops(cluster, c.precision);
+  const double peak = peakFlops(cluster, c.precision), layerPeak = layerGemmPeakFlops(cluster, c.precision);
   const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
   const KernelCounts kernels = kernelCounts(c.execution, c.flashAttention);
   LayerTimes t;
@@ -134,7 +150,10 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   }
   const double tokens = static_cast<double>(c.microBatch) * c.seq;
   const double h = m.hidden, a = m.attentionWidth(), kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate, tp = c.tp;
-  auto gemm = [&](double k, double n) { return 2 * tokens * k * n / (peak * gemmEfficiency(cluster, std::min(k, n))); };
+  // The layer's projections at the layer GEMMs' peak (fp8: Transformer Engine's); attention and
+  // the logits at the 16-bit (or fp32) one.
+  auto gemmAt = [&](double flopsPeak, double k, double n) { return 2 * tokens * k * n / (flopsPeak * gemmEfficiency(cluster, std::min(k, n))); };
+  auto gemm = [&](double k, double n) { return gemmAt(layerPeak, k, n); };
 
   // One layer's forward on one tensor-parallel rank (an encoder-decoder's mean layer: its share of
   // a cross-attention's projections more, the same shapes).
@@ -176,12 +195,17 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   const bool castsWeights = c.execution == Execution::Eager && c.precision == Precision::Mixed &&
                             c.sharding != StateSharding::Everything && c.sharding != StateSharding::EverythingWithinNode;
   const double casts = castsWeights ? 6.0 * m.layerParameters() / tp / memoryBandwidth : 0;
-  t.forward = projections + attention + elementwise + casts;
-  t.forwardMemoryBytes = (elementwise + casts) * memoryBandwidth;
+  // Fp8 (Transformer Engine): each of the four GEMMs quantizes its activation input (16-bit read,
+  // fp8 written: 3 bytes an element; the attention and MLP inputs h wide, the output projection's
+  // a/t, the down projection's i/t), forward; backward the same for the gradients. The weights'
+  // fp8 copies are cast once a step (left out).
+  const double fp8Casts = c.precision == Precision::Fp8 ? 3.0 * tokens * (attentionBlocks * (h + a / tp) + h + i / tp) / memoryBandwidth : 0.0;
+  t.forward = projections + attention + elementwise + casts + fp8Casts;
+  t.forwardMemoryBytes = (elementwise + casts + fp8Casts) * memoryBandwidth;
   // Backward: twice the forward's GEMMs (input and weight gradients); a fused attention
   // recomputes its scores (2.5x its forward); element-wise kernels about twice.
   const double attentionBackward = c.flashAttention ? 2.5 * attention : 2 * attention;
-  t.backward = 2 * projections + attentionBackward + 2 * elementwise + casts;
+  t.backward = 2 * projections + attentionBackward + 2 * elementwise + casts + fp8Casts;
   t.forwardKernels = kernels.forward;
   t.backwardKernels = kernels.backward;
   if (c.recompute == Recompute::Full) t.recompute = t.forward, t.recomputeKernels = kernels.forward;
@@ -194,7 +218,7 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   // logit forward and 14 backward.
   const double logits = tokens * m.vocab / tp;
   const bool eager = c.execution == Execution::Eager;
-  const double logitsGemm = gemm(h, m.vocab / tp) * (unalignedVocabulary(m, c) ? cluster.gpu.unalignedGemmSlowdown : 1.0);
+  const double logitsGemm = gemmAt(peak, h, m.vocab / tp) * (unalignedVocabulary(m, c) ? cluster.gpu.unalignedGemmSlowdown : 1.0);
   t.logitsForward = logitsGemm + logits * (eager ? 16 : 2) / memoryBandwidth;
   t.logitsBackward = 2 * logitsGemm + logits * (eager ? 14 : 4) / memoryBandwidth;
   t.logitsGemms = {{tokens, h, m.vocab / tp}};

@@ -63,9 +63,12 @@ struct MicroBatchCompute {
 };
 MicroBatchCompute microBatchCompute(const ModelCard& model, const TrainConfig& config, const Cluster& cluster);
 
-// The GPU's dense peak for the training precision (mixed: bf16, else fp16; fp32: fp32), in FLOP/s.
-// Throws InputError when the cluster does not give it.
+// The GPU's dense peak for the training precision (mixed and fp8: bf16, else fp16, the peak MFU is
+// quoted against; tf32: tf32; fp32: fp32), in FLOP/s. Throws InputError when the cluster does not
+// give it.
 double peakFlops(const Cluster& cluster, Precision precision);
+// The peak the layers' GEMMs run at: fp8's for fp8 (Transformer Engine), else peakFlops.
+double layerGemmPeakFlops(const Cluster& cluster, Precision precision);
 
 // The fraction of peak a GEMM whose smallest dimension is `dim` reaches (the cluster's curve).
 double gemmEfficiency(const Cluster& cluster, double dim);

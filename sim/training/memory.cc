@@ -8,7 +8,7 @@ namespace cclab::sim {
 
 StateBytes stateBytesPerParameter(Precision precision, Optimizer optimizer) {
   StateBytes b;
-  if (precision == Precision::Mixed) {
+  if (!fp32States(precision)) {  // mixed and fp8 keep the same states
     b.parameters = 2;  // fp16/bf16 working copy
     b.gradients = 2;
     // fp32 master copy + the optimizer's own states in fp32.

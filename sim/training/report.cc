@@ -51,7 +51,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"sharding", c.shardingName}, {"schedule", std::string(name(c.schedule))},
         {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
         {"recompute", std::string(name(c.recompute))}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
-        {"precision", c.precision == Precision::Mixed ? "mixed" : "fp32"}, {"layers_per_stage", e.layersPerStage}}},
+        {"precision", std::string(name(c.precision))}, {"layers_per_stage", e.layersPerStage}}},
       {"params", e.parameters},
       {"memory_per_gpu_bytes",
        {{"parameters", m.parameters}, {"gradients", m.gradients}, {"optimizer_states", m.optimizerStates}, {"activations", m.activations},
@@ -108,7 +108,7 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
     r += fmt::format("stages            {} layers on stage{} {}, {} on each of the others (the ends hold the embedding and the logits)\n",
                      most - 1, lighter.size() == 1 ? "" : "s", list, most);
   }
-  const char* precision = c.precision == Precision::Mixed ? "mixed" : "fp32";
+  const std::string precision(name(c.precision));
   if (e.perSample) {
     r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, {} precision\n", c.globalBatch, c.microBatch,
                      c.accumulation, c.dp, precision);

@@ -54,7 +54,9 @@ void forEachSetting(Settings& s, Visit&& visit) {
   static const std::string schedule = "pipeline schedule: " + namesOf(schedules());
   static const std::string offload = "ZeRO-Offload / ZeRO-Infinity: " + namesOf(offloadStates());
   static const std::string offloadDevice = "where offloaded states go: " + namesOf(offloadDevices(), " or ") + " (host memory or NVMe)";
-  static const std::string precision = namesOf(precisions(), " or ") + " (mixed: bf16/fp16 with an fp32 master copy)";
+  static const std::string precision = namesOf(precisions(), " or ") +
+                                       " (mixed: bf16/fp16 with an fp32 master copy; tf32: fp32 with TF32 tensor-core GEMMs; fp8: mixed with "
+                                       "the layers' GEMMs in fp8, as Transformer Engine runs them)";
   static const std::string optimizer = namesOf(optimizers());
   static const std::string flash = "fused attention: " + namesOf(switches(), " or ");
   static const std::string sequenceParallel = "Megatron sequence parallelism with --tp: " + namesOf(switches(), " or ");

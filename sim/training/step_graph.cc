@@ -445,7 +445,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // reading and writing fp32 tensors: 74 bytes per parameter, in 7 launches per chunk.
     if (c.offloadOptimizer == OffloadTarget::None) {
       const bool eager = c.execution == Execution::Eager;
-      const double fusedBytes = 2 * per.optimizer + per.gradients + (c.precision == Precision::Fp32 ? 2 : 1) * per.parameters;
+      const double fusedBytes = 2 * per.optimizer + per.gradients + (fp32States(c.precision) ? 2 : 1) * per.parameters;
       const double bytesPerParameter = eager ? fusedBytes * 74.0 / 28.0 : fusedBytes;
       const double bandwidth = gpu.memoryBandwidthGBps * 1e9 * gpu.memoryEfficiency;
       const int tensors = shaped ? layers * (model.gatedMlp ? 9 : 12) + 4 : 1;  // a layer's weights, biases and norms

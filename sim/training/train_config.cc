@@ -22,8 +22,10 @@ constexpr std::array<Named<StateSharding>, 5> kShardingNames{{{"none", StateShar
                                                               {"optimizer+gradients", StateSharding::OptimizerGradients},
                                                               {"everything", StateSharding::Everything},
                                                               {"everything within a node", StateSharding::EverythingWithinNode}}};
-constexpr std::array<Named<Precision>, 2> kPrecisions{
-    {{"mixed", Precision::Mixed, "mixed (bf16 + fp32 master)"}, {"fp32", Precision::Fp32}}};
+constexpr std::array<Named<Precision>, 4> kPrecisions{{{"mixed", Precision::Mixed, "mixed (bf16 + fp32 master)"},
+                                                       {"fp32", Precision::Fp32},
+                                                       {"tf32", Precision::Tf32, "tf32 (fp32 values, TF32 GEMMs)"},
+                                                       {"fp8", Precision::Fp8, "fp8 (fp8 layer GEMMs, bf16 + fp32 master)"}}};
 constexpr std::array<Named<Optimizer>, 4> kOptimizers{{{"adam", Optimizer::Adam, "Adam"},
                                                        {"adamw", Optimizer::Adam, "AdamW"},
                                                        {"sgd-momentum", Optimizer::SgdMomentum, "SGD with momentum"},
@@ -63,6 +65,7 @@ Schedule parseSchedule(std::string_view s) { return parseIn(kSchedules, s, "sche
 std::string_view name(StateSharding s) { return nameIn(kShardingNames, s); }
 std::string_view name(Schedule s) { return nameIn(kSchedules, s); }
 std::string_view name(Recompute r) { return nameIn(kRecomputes, r); }
+std::string_view name(Precision p) { return nameIn(kPrecisions, p); }
 
 std::span<const Named<StateSharding>> fsdpStrategies() { return kFsdp; }
 std::span<const Named<Precision>> precisions() { return kPrecisions; }

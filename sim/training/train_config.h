@@ -19,7 +19,14 @@ namespace cclab::sim {
 // NO_SHARD = DDP, SHARD_GRAD_OP = ZeRO-2, FULL_SHARD = ZeRO-3, HYBRID_SHARD = ZeRO-3 within a
 // node and replicas across nodes.
 enum class StateSharding { None, Optimizer, OptimizerGradients, Everything, EverythingWithinNode };
-enum class Precision { Mixed, Fp32 };
+// Mixed: bf16/fp16 values and GEMMs with an fp32 master copy. Fp32: fp32 everything, GEMMs on the
+// CUDA cores (PyTorch's default). Tf32: fp32 values, GEMMs on the TF32 tensor cores
+// (allow_tf32, llm.c's fp32 build). Fp8: as mixed, with the layers' GEMMs in fp8 (Transformer
+// Engine; attention and the logits stay bf16).
+enum class Precision { Mixed, Fp32, Tf32, Fp8 };
+// Whether values, gradients and model states are fp32 (fp32, tf32) rather than 16-bit with an fp32
+// master copy (mixed, fp8).
+inline bool fp32States(Precision p) { return p == Precision::Fp32 || p == Precision::Tf32; }
 enum class Optimizer { Adam, SgdMomentum, Sgd };
 enum class Recompute { None, Selective, Full };
 enum class Schedule { GPipe, OneFOneB, Interleaved };
@@ -74,6 +81,7 @@ Schedule parseSchedule(std::string_view text);
 std::string_view name(StateSharding s);
 std::string_view name(Schedule s);
 std::string_view name(Recompute r);
+std::string_view name(Precision p);
 
 // The names each setting takes, in the order help texts and the GUI list them (the one table
 // behind parsing, help and choices; collectives/names.h). Aliases follow the name they stand for.

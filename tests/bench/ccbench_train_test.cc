@@ -144,6 +144,7 @@ TEST_F(CcbenchTrain, BadInputExitsTwoWithOneLine) {
       {kSmall + " --global-batch 4 -J /nonexistent-dir/r.json", "cannot write '/nonexistent-dir/r.json'"},
       {"--cluster cpu-2core-amd-epyc --params 1e9", "give --model, not --params"},
       {"--model no-such-model --cluster cpu-2core-amd-epyc", "no-such-model"},
+      {"--model gpt2 --cluster dgx-h100 --precision fp8 --global-batch 4", "--precision fp8 is priced by ccsim train"},
   };
   for (const auto& [args, message] : cases) {
     const Outcome run = train(2, args);

@@ -290,7 +290,8 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 5", "--zero 5 is not a ZeRO stage"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp half_shard", "unknown FSDP strategy 'half_shard'"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 1 --fsdp full_shard", "--zero and --fsdp"},
-      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --precision fp8", "unknown precision 'fp8'"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --precision fp4", "unknown precision 'fp4'"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --precision fp8", "gives no fp8 peak"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --compare " + notResults, "not a training measurement"},
       // Found by fuzzing (tests/fuzz/corpus/ccsim_cli/oom-*): 1.6 million micro-batches were simulated until memory ran out.
       {"train --model gpt2 --cluster dgx-a100 --global-batch 12888888", "tasks to simulate"},

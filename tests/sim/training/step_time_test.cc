@@ -229,6 +229,48 @@ TEST(StepTime, AnEncoderDecoderRunsItsDecoderLayersWithCrossAttention) {
   EXPECT_THROW(resolve(split, t5, cluster), InputError);
 }
 
+// FP8 (Transformer Engine) runs the layers' four projections at the fp8 peak and leaves attention
+// and the logits at bf16's; TF32 runs fp32 values through the TF32 tensor cores.
+TEST(StepTime, Fp8AndTf32RunTheirGemmsAtTheirPeaks) {
+  const ModelCard m = gpt(4096, 4, 32);
+  TrainConfig c = config(1, 1, 2048);
+  Cluster h100 = nodes("dgx-h100", 1);
+  h100.gpu.memoryBandwidthGBps = 1e12;  // element-wise passes and fp8's casts take no time
+  resolve(c, m, h100);
+  TrainConfig fp8 = c;
+  fp8.precision = Precision::Fp8;
+  const LayerTimes bf16 = layerTimes(m, c, h100);
+  auto fp8At = [&](double ratio) {
+    Cluster x = h100;
+    x.gpu.peakTflops["fp8"] = ratio * x.gpu.peakTflops.at("bf16");
+    return layerTimes(m, fp8, x);
+  };
+  // Projections P and attention A: bf16 = P + A, fp8 at 2x = P/2 + A, at 4x = P/4 + A.
+  const LayerTimes twice = fp8At(2), fourTimes = fp8At(4);
+  EXPECT_NEAR((bf16.forward - fourTimes.forward) / (bf16.forward - twice.forward), 1.5, 1e-9);
+  EXPECT_DOUBLE_EQ(twice.logitsForward, bf16.logitsForward);
+  EXPECT_NEAR(fp8At(1).forward, bf16.forward, 1e-9 * bf16.forward);
+  // MFU is quoted against the bf16 peak, as FP8 runs are.
+  const TrainingEstimate e = estimate(m, fp8, nodes("dgx-h100", 1));
+  EXPECT_DOUBLE_EQ(e.mfu, e.flops.modelPerStep / (e.step.total * 989.4e12));
+  // A GPU without fp8 (the A100) is refused by name.
+  try {
+    estimate(m, fp8, nodes("dgx-a100", 1));
+    FAIL() << "fp8 on an A100 was priced";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("no fp8 peak"), std::string::npos) << error.what();
+  }
+  // TF32 against fp32 on the A100: every GEMM 156 / 19.5 = 8 times faster.
+  Cluster a100 = nodes("dgx-a100", 1);
+  a100.gpu.memoryBandwidthGBps = 1e12;
+  TrainConfig fp32 = c, tf32 = c;
+  fp32.precision = Precision::Fp32;
+  tf32.precision = Precision::Tf32;
+  EXPECT_NEAR(layerTimes(m, fp32, a100).forward / layerTimes(m, tf32, a100).forward, 8.0, 1e-9);
+  EXPECT_DOUBLE_EQ(stateBytesPerParameter(Precision::Tf32, Optimizer::Adam).optimizer, 8);  // fp32 states
+  EXPECT_DOUBLE_EQ(stateBytesPerParameter(Precision::Fp8, Optimizer::Adam).optimizer, 12);  // mixed's
+}
+
 TEST(StepTime, TensorParallelAllReducesPerLayer) {
   const ModelCard m = gpt(4096, 32, 32);
   const Cluster c8 = instantCompute(1);
