@@ -124,20 +124,21 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     const PipelineShape shape{c.schedule, c.pp, c.accumulation, c.vpp};
     // The first stage holds the most micro-batches in flight; the last also holds the logits.
     m.inFlightChunks = c.pp == 1 ? 1 : peakInFlightChunks(shape);
-    const double layersPerChunk = static_cast<double>(stageLayers(model.layers, c.pp, 0)) / c.vpp;
+    auto layersOf = [&](int stage) { return stageLayers(model.layers, c.pp, stage); };
+    const double layersPerChunk = static_cast<double>(layersOf(0)) / c.vpp;
     const double embeddingOutput = 3 * sb * h / (c.sequenceParallel ? c.tp : 1);  // 16-bit values + dropout mask
     const double firstStage = m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp);
     // Logits b*s*V: 16-bit values plus an fp32 copy for the softmax and loss, split across the
     // tensor ranks (vocabulary-parallel output layer). They dominate small models with large vocabularies.
     m.logitsBytes = sb * model.vocab * (2 + 4) / c.tp;
-    const double lastStage = (c.pp == 1 ? 0 : stageLayers(model.layers, c.pp, c.pp - 1) * m.activationsPerLayerBytes) + m.logitsBytes;
+    const double lastStage = (c.pp == 1 ? 0 : layersOf(c.pp - 1) * m.activationsPerLayerBytes) + m.logitsBytes;
     // An uneven split (lighter ends): the first stage with more layers than the first holds one
     // micro-batch fewer per stage before it under 1F1B (all of them under GPipe).
     double heavierStage = 0;
     for (int s = 1; s < c.pp - 1; ++s) {
-      if (stageLayers(model.layers, c.pp, s) > stageLayers(model.layers, c.pp, 0)) {
+      if (layersOf(s) > layersOf(0)) {
         const int held = c.schedule == Schedule::GPipe ? c.accumulation : std::min(c.pp - s, c.accumulation);
-        heavierStage = held * stageLayers(model.layers, c.pp, s) * m.activationsPerLayerBytes;
+        heavierStage = held * layersOf(s) * m.activationsPerLayerBytes;
         break;
       }
     }
