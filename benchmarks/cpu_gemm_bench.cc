@@ -1,8 +1,10 @@
-// The CPU description's GEMM numbers (`peak_tflops`, `gemm_efficiency` of a cpu-* cluster): Eigen
-// sgemm on one core, as ccbench train --device cpu runs each GEMM of the step (bench/train/
-// cpu_platform.cc: C = A x B on column-major maps, one thread). Counter GFLOPs = 2mkn per second.
-//   cpu_gemm_bench --benchmark_filter=Peak     the peak (the largest of these shapes)
-//   cpu_gemm_bench --benchmark_filter=Small    the efficiency with one dimension d small
+// The CPU description's compute numbers (`peak_tflops`, `gemm_efficiency`, `memory_bandwidth_gbps`
+// of a cpu-* cluster), measured with the kernels ccbench train --device cpu runs (bench/train/
+// cpu_kernels.h): Eigen sgemm on one core, and the element-wise pass. Counter GFLOPs = 2mkn per
+// second; bytes_per_second = bytes read plus written.
+//   cpu_gemm_bench --benchmark_filter=Peak         the peak (the largest of these shapes)
+//   cpu_gemm_bench --benchmark_filter=Small        the efficiency with one dimension d small
+//   cpu_gemm_bench --benchmark_filter=Elementwise  the pass's rate over a buffer of 1-64 MiB
 // The efficiency at d is the slower of the shapes with d as k or as n, over the peak: the step model
 // reads a GEMM's efficiency by min(k, n) (docs/training.md). SmallM shows m-small apart.
 #include <benchmark/benchmark.h>
@@ -10,15 +12,16 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "bench/train/cpu_kernels.h"
+
 namespace {
 
 void runGemm(benchmark::State& state, Eigen::Index m, Eigen::Index k, Eigen::Index n) {
   Eigen::setNbThreads(1);
   std::vector<float> a(static_cast<std::size_t>(m * k), 1.0f / 64), b(static_cast<std::size_t>(k * n), 1.0f / 64),
       c(static_cast<std::size_t>(m * n), 0.0f);
-  Eigen::Map<Eigen::MatrixXf> A(a.data(), m, k), B(b.data(), k, n), C(c.data(), m, n);
   for (auto _ : state) {
-    C.noalias() = A * B;
+    cclab::bench::cpuGemm(a.data(), b.data(), c.data(), m, k, n);
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
@@ -36,6 +39,19 @@ void SmallN(benchmark::State& state) { runGemm(state, 1024, 1024, state.range(0)
 BENCHMARK(SmallM)->RangeMultiplier(2)->Range(8, 128)->Unit(benchmark::kMicrosecond);
 BENCHMARK(SmallK)->RangeMultiplier(2)->Range(8, 128)->Unit(benchmark::kMicrosecond);
 BENCHMARK(SmallN)->RangeMultiplier(2)->Range(8, 128)->Unit(benchmark::kMicrosecond);
+
+// The element-wise pass over a buffer of range(0) MiB: in a cache or from memory, as the step's
+// passes are (ccbench train streams a pass's bytes through a buffer of half of them, at most 64 MiB).
+void Elementwise(benchmark::State& state) {
+  std::vector<float> x(static_cast<std::size_t>(state.range(0)) << 18, 1.0f);  // MiB of floats
+  for (auto _ : state) {
+    cclab::bench::elementwisePass(x.data(), x.size());
+    benchmark::DoNotOptimize(x.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(8 * x.size()));
+}
+BENCHMARK(Elementwise)->RangeMultiplier(4)->Range(1, 64)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

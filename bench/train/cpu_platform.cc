@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include "bench/train/cpu_kernels.h"
 #include "bench/train/step_platform.h"
 #include "collectives/mpi/mpi_communicator.h"
 #include "collectives/mpi/mpi_transport.h"
@@ -58,17 +59,14 @@ class CpuPlatform final : public StepPlatform {
   }
 
   void compute(const sim::Task& task, std::span<const sim::Gemm> gemms) override {
-    using Matrix = Eigen::Map<Eigen::MatrixXf>;
     for (const sim::Gemm& g : gemms) {
       const auto m = static_cast<Eigen::Index>(whole(g.m)), k = static_cast<Eigen::Index>(whole(g.k)), n = static_cast<Eigen::Index>(whole(g.n));
-      Matrix a(a_.data(), m, k), b(b_.data(), k, n), c(c_.data(), m, n);
-      for (std::size_t r = whole(g.count); r > 0; --r) c.noalias() = a * b;
+      for (std::size_t r = whole(g.count); r > 0; --r) cpuGemm(a_.data(), b_.data(), c_.data(), m, k, n);
     }
     // Element-wise kernels: read and write `memoryBytes` in all, through the stream buffer.
     for (double left = task.memoryBytes / 8; left >= 1;) {
       const std::size_t n = std::min(stream_.size(), static_cast<std::size_t>(left));
-      float* x = stream_.data();
-      for (std::size_t i = 0; i < n; ++i) x[i] = x[i] * 0.999f + 0.001f;
+      elementwisePass(stream_.data(), n);
       left -= static_cast<double>(n);
     }
     if (task.parameters > 0) {

@@ -23,7 +23,7 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
   const Placement where = placement(c, g);
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
   const double shard = parametersPerModelShard(model, c, parameters);
-  const double activationBytes = model.architecture == Architecture::Given ? 0.0 : 2.0 * c.microBatch * c.seq * model.hidden;
+  const double activationBytes = layerOutputBytes(model, c);
 
   // Tensor parallelism: two all-reduces of the layer's activations forward and two backward, per
   // layer per micro-batch, inside the node; sequence parallelism swaps each for a reduce-scatter

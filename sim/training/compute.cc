@@ -150,6 +150,7 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   }
   const double tokens = static_cast<double>(c.microBatch) * c.seq;
   const double h = m.hidden, a = m.attentionWidth(), kv = static_cast<double>(m.kvHeads) * m.headDim(), i = m.intermediate, tp = c.tp;
+  const double v = activationValueBytes(c.precision);  // bytes of an activation value
   // The layer's projections at the layer GEMMs' peak (fp8: Transformer Engine's); attention and
   // the logits at the 16-bit (or fp32) one.
   auto gemmAt = [&](double flopsPeak, double k, double n) { return 2 * tokens * k * n / (flopsPeak * gemmEfficiency(cluster, std::min(k, n))); };
@@ -168,7 +169,7 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(m.headDim()), static_cast<double>(c.seq), headsHere});  // Q K^T
   t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(c.seq), static_cast<double>(m.headDim()), headsHere});  // scores V
   const double attentionFlops = attentionFlopsPerToken(m, c.seq) * tokens / tp;
-  double attention;
+  double attention, attentionPasses = 0;  // the latter in bytes
   if (c.flashAttention) {
     // A fused kernel skips the masked half of the causal part.
     attention = attentionFlops * (1 - 0.5 * causalShare(m)) / (peak * cluster.gpu.flashAttentionEfficiency);
@@ -176,12 +177,13 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
     // Batched GEMMs QK^T and AV: (s x d)(d x s) per head, with d the head dimension. Their large
     // s x s outputs make them memory-bound rather than tile-bound, so they are priced by roofline:
     // the slower of their FLOPs at a large GEMM's efficiency and their bytes (inputs and the
-    // 16-bit scores) at the memory bandwidth. Then the scores go through scale/mask, softmax and
-    // dropout in memory (16-bit, read and written by each: about 12 bytes per score).
+    // scores, v bytes a value) at the memory bandwidth. Then the scores go through scale/mask,
+    // softmax and dropout in memory (read and written by each: 6v bytes per score, 12 in 16-bit).
     const double scores = attentionBlocks * m.heads / tp * c.seq * tokens;
-    const double gemmBytes = 2 * (2 * scores + attentionBlocks * 4.0 * tokens * a / tp);  // scores written and read, Q K V in
+    const double gemmBytes = v * (2 * scores + attentionBlocks * 4.0 * tokens * a / tp);  // scores written and read, Q K V in
+    attentionPasses = scores * 6 * v;
     attention = std::max(attentionFlops / (peak * gemmEfficiency(cluster, c.seq)), gemmBytes / memoryBandwidth) +
-                scores * 12 / memoryBandwidth;
+                attentionPasses / memoryBandwidth;
   }
   // Element-wise kernels read and write about what the layer stores for backward (Korthikanti's
   // accounting without the scores): twice those bytes.
@@ -201,7 +203,8 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   // fp8 copies are cast once a step (left out).
   const double fp8Casts = c.precision == Precision::Fp8 ? 3.0 * tokens * (attentionBlocks * (h + a / tp) + h + i / tp) / memoryBandwidth : 0.0;
   t.forward = projections + attention + elementwise + casts + fp8Casts;
-  t.forwardMemoryBytes = (elementwise + casts + fp8Casts) * memoryBandwidth;
+  t.forwardMemoryBytes = (elementwise + casts + fp8Casts) * memoryBandwidth + attentionPasses;
+  t.attentionMemoryBytes = attentionPasses;
   // Backward: twice the forward's GEMMs (input and weight gradients); a fused attention
   // recomputes its scores (2.5x its forward); element-wise kernels about twice.
   const double attentionBackward = c.flashAttention ? 2.5 * attention : 2 * attention;
@@ -212,18 +215,21 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   if (c.recompute == Recompute::Selective && !c.flashAttention) t.recompute = attention, t.recomputeKernels = 5;
   // The output logits with their softmax and loss: a GEMM against the vocabulary (backward: two),
   // and the logits' memory traffic. Fused (Megatron-LM's vocab-parallel cross-entropy, llm.c): the
-  // 16-bit logits written, then read once by a softmax+loss kernel that writes their gradient in
-  // place: 2 + 4 bytes per logit. Eager PyTorch: logits upcast to fp32, log-softmax, the loss,
-  // and backward the same chain in reverse, each a kernel over fp32 logits: about 16 bytes per
-  // logit forward and 14 backward.
+  // logits written, then read once by a softmax+loss kernel that writes their gradient in place:
+  // v + 2v bytes per logit. Eager PyTorch: the logits written (v), upcast to fp32 in a 16-bit run
+  // (read 2, write 4), log-softmax and the loss over fp32 (8); backward the same fp32 chain (8)
+  // and the gradient cast back down (read 4, write 2): 16 and 14 bytes per logit in 16-bit, 12
+  // and 8 in fp32.
   const double logits = tokens * m.vocab / tp;
   const bool eager = c.execution == Execution::Eager;
+  const double casts16 = fp32States(c.precision) ? 0.0 : 6.0;
+  const double logitForwardBytes = eager ? v + casts16 + 8 : v, logitBackwardBytes = eager ? 8 + casts16 : 2 * v;
   const double logitsGemm = gemmAt(peak, h, m.vocab / tp) * (unalignedVocabulary(m, c) ? cluster.gpu.unalignedGemmSlowdown : 1.0);
-  t.logitsForward = logitsGemm + logits * (eager ? 16 : 2) / memoryBandwidth;
-  t.logitsBackward = 2 * logitsGemm + logits * (eager ? 14 : 4) / memoryBandwidth;
+  t.logitsForward = logitsGemm + logits * logitForwardBytes / memoryBandwidth;
+  t.logitsBackward = 2 * logitsGemm + logits * logitBackwardBytes / memoryBandwidth;
   t.logitsGemms = {{tokens, h, m.vocab / tp}};
-  t.logitsForwardBytes = logits * (eager ? 16 : 2);
-  t.logitsBackwardBytes = logits * (eager ? 14 : 4);
+  t.logitsForwardBytes = logits * logitForwardBytes;
+  t.logitsBackwardBytes = logits * logitBackwardBytes;
   return t;
 }
 

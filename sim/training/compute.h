@@ -49,9 +49,11 @@ struct LayerTimes {
   double logitsForward = 0, logitsBackward = 0;
   int forwardKernels = 0, backwardKernels = 0, recomputeKernels = 0;
   // What the kernels are, for ccbench train: the forward's GEMMs (projections, then attention's
-  // QK^T and AV), the bytes its element-wise kernels move, and the logits' GEMM and bytes.
+  // QK^T and AV), the bytes its element-wise kernels move (an unfused attention's passes over its
+  // scores included: attentionMemoryBytes, what a selective recompute moves again), and the
+  // logits' GEMM and bytes.
   std::vector<Gemm> forwardGemms, logitsGemms;
-  double forwardMemoryBytes = 0, logitsForwardBytes = 0, logitsBackwardBytes = 0;
+  double forwardMemoryBytes = 0, attentionMemoryBytes = 0, logitsForwardBytes = 0, logitsBackwardBytes = 0;
 };
 LayerTimes layerTimes(const ModelCard& model, const TrainConfig& config, const Cluster& cluster);
 

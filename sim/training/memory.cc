@@ -90,9 +90,11 @@ double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
   const bool dropout = model.dropout;
   const double sb = s * b;
   const double cross = model.crossAttentionShare();  // an encoder-decoder's mean layer
+  const double v = activationValueBytes(c.precision);
   // Full recompute keeps only each layer's input (split across tensor ranks with sequence parallelism).
-  if (c.recompute == Recompute::Full) return 2 * sb * h / (c.sequenceParallel ? t : 1);
-  // Korthikanti et al. 2022, per layer, in bytes (16-bit values, 1-byte dropout masks):
+  if (c.recompute == Recompute::Full) return v * sb * h / (c.sequenceParallel ? t : 1);
+  // Korthikanti et al. 2022, per layer, in bytes (16-bit values, 1-byte dropout masks; with v
+  // bytes a value, each 2 below is v: fp32 runs keep twice the values, the same masks):
   //   replicated across tensor ranks (split too with sequence parallelism): layer-norm inputs
   //   4sbh, attention and MLP inputs 2sbh each, dropout masks sbh each;
   //   split across tensor ranks: Q 2sbh, K and V 2sb(kv), attention output 2sbh, MLP hidden
@@ -102,12 +104,17 @@ double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
   // Q and the attention output are `width` wide (the hidden size unless the config sets the head
   // dimension apart). A cross-attention (an encoder-decoder's decoder layers) keeps the same again
   // for its block: its norm's input, its input, its dropout mask, Q K V, output and scores.
-  const double attentionReplicated = 2 * h + 2 * h + (dropout ? h : 0);
-  const double replicated = sb * ((1 + cross) * attentionReplicated + 2 * h + 2 * h + (dropout ? h : 0));
-  const double split = sb * ((1 + cross) * (2 * width + 4 * kv + 2 * width) + (model.gatedMlp ? 8 : 4) * i);
+  const double attentionReplicated = v * h + v * h + (dropout ? h : 0);
+  const double replicated = sb * ((1 + cross) * attentionReplicated + v * h + v * h + (dropout ? h : 0));
+  const double split = sb * ((1 + cross) * v * (width + 2 * kv + width) + (model.gatedMlp ? 4 : 2) * v * i);
   const bool scoresStored = c.recompute == Recompute::None && !c.flashAttention;
-  const double scores = scoresStored ? (1 + cross) * (dropout ? 5 : 2) * a * s * s * b : 0.0;
+  const double scores = scoresStored ? (1 + cross) * (dropout ? 2 * v + 1 : v) * a * s * s * b : 0.0;
   return replicated / (c.sequenceParallel ? t : 1) + split / t + scores / t;
+}
+
+double layerOutputBytes(const ModelCard& model, const TrainConfig& c) {
+  if (model.architecture == Architecture::Given) return 0.0;
+  return activationValueBytes(c.precision) * c.microBatch * c.seq * model.hidden;
 }
 
 MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, const Cluster& cluster) {
@@ -126,11 +133,12 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     m.inFlightChunks = c.pp == 1 ? 1 : peakInFlightChunks(shape);
     auto layersOf = [&](int stage) { return stageLayers(model.layers, c.pp, stage); };
     const double layersPerChunk = static_cast<double>(layersOf(0)) / c.vpp;
-    const double embeddingOutput = 3 * sb * h / (c.sequenceParallel ? c.tp : 1);  // 16-bit values + dropout mask
+    const double v = activationValueBytes(c.precision);
+    const double embeddingOutput = (v + 1) * sb * h / (c.sequenceParallel ? c.tp : 1);  // values + dropout mask
     const double firstStage = m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp);
-    // Logits b*s*V: 16-bit values plus an fp32 copy for the softmax and loss, split across the
-    // tensor ranks (vocabulary-parallel output layer). They dominate small models with large vocabularies.
-    m.logitsBytes = sb * model.vocab * (2 + 4) / c.tp;
+    // Logits b*s*V, split across the tensor ranks (vocabulary-parallel output layer): the values
+    // plus an fp32 copy for the softmax and loss. They dominate small models with large vocabularies.
+    m.logitsBytes = sb * model.vocab * savedLogitBytes(c.precision) / c.tp;
     const double lastStage = (c.pp == 1 ? 0 : layersOf(c.pp - 1) * m.activationsPerLayerBytes) + m.logitsBytes;
     // An uneven split (lighter ends): the first stage with more layers than the first holds one
     // micro-batch fewer per stage before it under 1F1B (all of them under GPipe).

@@ -49,5 +49,11 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& config
 // Activation bytes one transformer layer stores for one micro-batch (Korthikanti et al. 2022:
 // sbh(34 + 5as/h) in 16-bit for GPT's shapes, generalised to GQA and gated MLPs).
 double activationBytesPerLayer(const ModelCard& model, const TrainConfig& config);
+// One micro-batch's b x s x h activations between layers (0 for a model given by its FLOPs): what
+// a tensor-parallel all-reduce and a pipeline send carry (the send split across tensor ranks).
+double layerOutputBytes(const ModelCard& model, const TrainConfig& config);
+// Bytes a logit keeps from the loss's forward to its backward: its value plus an fp32 copy for the
+// softmax and loss (a 16-bit run's 2 + 4; fp32's 4 + 4).
+inline double savedLogitBytes(Precision p) { return activationValueBytes(p) + 4; }
 
 }  // namespace cclab::sim

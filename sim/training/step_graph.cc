@@ -100,7 +100,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   // backward, and the tensor-parallel collectives inside it (two all-reduces forward, two
   // backward; sequence parallelism swaps each for a reduce-scatter plus an all-gather).
   const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : shard;  // the mean layer's
-  const double activationBytes = shaped ? 2.0 * c.microBatch * c.seq * model.hidden : 0.0;
+  const double activationBytes = layerOutputBytes(model, c);
   // A layer as its tasks see it: its kernels, its GEMM sets, the activations it keeps for backward
   // and what recompute brings back for its backward, its parameters on one tensor rank. One kind
   // for a decoder or an encoder; an encoder-decoder has two, the encoder's layers (the model with
@@ -220,13 +220,13 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   using PassKey = std::tuple<int, int, int>;  // stage, micro-batch, chunk
   std::map<PassKey, int> forwardSend, backwardSend, forwardFirst, backwardFirst;
   const bool reducesEveryMicroBatch = c.sharding == StateSharding::OptimizerGradients;  // ZeRO-2 keeps only its shard
-  // A micro-batch's logits on the last stage (b x s x V/t): 16-bit values plus an fp32 copy for the
+  // A micro-batch's logits on the last stage (b x s x V/t): their values plus an fp32 copy for the
   // softmax and loss, from the logits' forward to their backward. Eager PyTorch's loss backward
   // also writes their gradient as a new fp32 tensor while those are alive (measured: the backward's
   // peak is the forward's end plus 4 bytes per logit, docs/training.md "Memory of the eager loss");
   // a fused loss writes it in place.
   const double logits = static_cast<double>(c.microBatch) * c.seq * model.vocab / c.tp;
-  const double savedLogitsBytes = logits * (2 + 4);
+  const double savedLogitsBytes = logits * savedLogitBytes(c.precision);
   const double logitsGradientBytes = c.execution == Execution::Eager ? 4 * logits : 0.0;
   for (int s = 0; s < p; ++s) {
     StageBuilder stage(g, s);
@@ -337,7 +337,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
                                  c.recompute == Recompute::Full ? 2 : 0, fmt::format("recompute L{} mb{}", l, mb));
             const bool full = c.recompute == Recompute::Full;
             t.gemmSet = kind.gemmSets + (full ? kForwardGemms : kAttentionGemms);
-            if (full) t.memoryBytes = kind.times.forwardMemoryBytes;
+            t.memoryBytes = full ? kind.times.forwardMemoryBytes : kind.times.attentionMemoryBytes;
             if (gather >= 0) t.after.push_back(gather);
             t.allocatesBytes = kind.recomputedBytes;
             lastCompute = stage.add(std::move(t));

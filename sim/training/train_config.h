@@ -27,6 +27,10 @@ enum class Precision { Mixed, Fp32, Tf32, Fp8 };
 // Whether values, gradients and model states are fp32 (fp32, tf32) rather than 16-bit with an fp32
 // master copy (mixed, fp8).
 inline bool fp32States(Precision p) { return p == Precision::Fp32 || p == Precision::Tf32; }
+// Bytes of one activation value, and so of the element-wise passes over them and of the tensor-
+// and pipeline-parallel messages that carry them: fp32 in fp32 and tf32 runs, 16-bit otherwise
+// (Transformer Engine's fp8 runs keep bf16 activations between their GEMMs).
+inline double activationValueBytes(Precision p) { return fp32States(p) ? 4.0 : 2.0; }
 enum class Optimizer { Adam, SgdMomentum, Sgd };
 enum class Recompute { None, Selective, Full };
 enum class Schedule { GPipe, OneFOneB, Interleaved };

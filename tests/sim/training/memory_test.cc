@@ -1,6 +1,6 @@
 // Memory per GPU: the ZeRO paper's Table 1 and the seed's 7B fp32 table reproduced, optimizers,
 // offload, and Korthikanti et al.'s activation formulas with their tensor-parallel, sequence-
-// parallel and recompute variants.
+// parallel and recompute variants, in 16-bit and fp32.
 
 #include <gtest/gtest.h>
 
@@ -167,6 +167,24 @@ TEST(Memory, KorthikantiActivationsPerLayer) {
   // A fused attention kernel never stores the scores: the selective figure without recomputing.
   c.flashAttention = true;
   EXPECT_DOUBLE_EQ(perLayer(8, false, Recompute::None), s * b * h * (10 + 24 / t));
+  EXPECT_DOUBLE_EQ(layerOutputBytes(m, c), 2 * s * b * h);  // what a TP all-reduce or a pipeline send carries
+  EXPECT_DOUBLE_EQ(savedLogitBytes(c.precision), 2 + 4);
+
+  // Fp32 and TF32 runs keep fp32 activations: of the 34 bytes per sbh, 32 are 16-bit values and 2
+  // the two dropout masks, so fp32 doubles all but the masks (66); of the scores' 5, the softmax
+  // and dropout outputs double and the mask does not (9). Fp8 keeps bf16 activations (mixed's).
+  c.flashAttention = false;
+  c.precision = Precision::Fp32;
+  EXPECT_DOUBLE_EQ(perLayer(1, false, Recompute::None), s * b * h * (2 * 32 + 2 + (2 * 4 + 1) * a * s / h));
+  EXPECT_DOUBLE_EQ(perLayer(8, false, Recompute::Full), 4 * s * b * h);
+  EXPECT_DOUBLE_EQ(layerOutputBytes(m, c), 4 * s * b * h);
+  EXPECT_DOUBLE_EQ(savedLogitBytes(c.precision), 4 + 4);
+  c.precision = Precision::Tf32;
+  EXPECT_DOUBLE_EQ(perLayer(8, false, Recompute::None), s * b * h * (2 * 8 + 2 + 2 * 24 / t + 9 * a * s / (h * t)));
+  c.precision = Precision::Fp8;
+  const double fp8 = perLayer(8, false, Recompute::None);
+  c.precision = Precision::Mixed;
+  EXPECT_DOUBLE_EQ(fp8, perLayer(8, false, Recompute::None));
 }
 
 TEST(Memory, PipelineStagesHoldWhatTheirScheduleKeepsInFlight) {

@@ -262,7 +262,7 @@ TEST(StepTime, Fp8AndTf32RunTheirGemmsAtTheirPeaks) {
   }
   // TF32 against fp32 on the A100: every GEMM 156 / 19.5 = 8 times faster.
   Cluster a100 = nodes("dgx-a100", 1);
-  a100.gpu.memoryBandwidthGBps = 1e12;
+  a100.gpu.memoryBandwidthGBps = 1e15;
   TrainConfig fp32 = c, tf32 = c;
   fp32.precision = Precision::Fp32;
   tf32.precision = Precision::Tf32;
@@ -288,6 +288,12 @@ TEST(StepTime, TensorParallelAllReducesPerLayer) {
   c.sequenceParallel = true;
   const double rsag = pricer.seconds(Collective::ReduceScatter, activation, 8, 1) + pricer.seconds(Collective::AllGather, activation, 8, 1);
   EXPECT_NEAR(estimate(m, c, c8).step.tpComm, 8 * 32 * 4 * rsag, 1e-12);
+  // An fp32 run's activations, and so its all-reduces, are twice as large.
+  c.sequenceParallel = false;
+  c.precision = Precision::Fp32;
+  const double fp32AllReduce = pricer.seconds(Collective::AllReduce, 2 * activation, 8, 1);
+  EXPECT_GT(fp32AllReduce, 1.5 * allReduce);
+  EXPECT_NEAR(estimate(m, c, c8).step.tpComm, 8 * 32 * 4 * fp32AllReduce, 1e-12);
 }
 
 TEST(StepTime, ShardedDataParallelMovesOneAndAHalfTimesDdpsVolume) {
