@@ -6,7 +6,8 @@
 #
 # Usage: scripts/measure_cpu_auto.sh <machine-name> [runs] [max-size]   (after scripts/test.sh built
 # it; CCBENCH=<path> runs another build's ccbench; TRANSPORT=shm runs cclab through the shared
-# memory transport, into results/measured/<machine>/auto-shm/; OUT=<folder> writes there instead)
+# memory transport, into results/measured/<machine>/auto-shm/; OUT=<folder> writes there instead;
+# FIRST_RUN=k starts at launch k, to add launches to a folder)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [runs] [max-size]}
@@ -18,7 +19,7 @@ out="results/measured/$machine/auto"
 out=${OUT:-$out}
 mkdir -p "$out"
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-for run in $(seq 1 "$runs"); do
+for run in $(seq "${FIRST_RUN:-1}" "$runs"); do
   for ranks in 2 3 4 5; do
     for collective in all_reduce all_gather reduce_scatter broadcast alltoall; do
       echo "== run $run, $collective, $ranks ranks"
