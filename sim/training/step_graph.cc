@@ -12,34 +12,21 @@
 #include "sim/training/estimate.h"
 #include "sim/training/memory.h"
 #include "sim/training/pipeline.h"
+#include "sim/training/step_graph_tasks.h"
 
 namespace cclab::sim {
 namespace {
 
-constexpr Named<Part> kPartNames[] = {{"compute", Part::Compute},        {"tensor_comm", Part::TensorComm},
-                                      {"pipeline_comm", Part::PipeComm}, {"data_comm", Part::DataComm},
-                                      {"shard_comm", Part::ShardComm},   {"offload", Part::Offload},
-                                      {"optimizer", Part::Optimizer},    {"overhead", Part::Overhead}};
+constexpr Named<Part> kPartNames[] = {{"compute", Part::Compute},     {"tensor_comm", Part::TensorComm}, {"pipeline_comm", Part::PipeComm},
+                                      {"data_comm", Part::DataComm},  {"shard_comm", Part::ShardComm},   {"offload", Part::Offload},
+                                      {"optimizer", Part::Optimizer}, {"overhead", Part::Overhead}};
 
-// Builds one stage's tasks in issue order and records what other stages wait for.
-class StageBuilder {
- public:
-  StageBuilder(StepGraph& graph, int stage) : graph_(graph), stage_(stage) {}
-
-  int add(Task task) {
-    task.stage = stage_;
-    graph_.tasks.push_back(std::move(task));
-    return static_cast<int>(graph_.tasks.size()) - 1;
-  }
-
- private:
-  StepGraph& graph_;
-  int stage_;
-};
-
-constexpr Named<StreamKind> kStreamNames[] = {
-    {"compute", StreamKind::Compute}, {"gathers", StreamKind::Gather}, {"reductions", StreamKind::Reduce}, {"offload", StreamKind::Offload}};
-constexpr Named<Pass> kPassNames[] = {{"forward", Pass::Forward}, {"backward", Pass::Backward}, {"recompute", Pass::Recompute}, {"step", Pass::Step}};
+constexpr Named<StreamKind> kStreamNames[] = {{"compute", StreamKind::Compute},
+                                              {"gathers", StreamKind::Gather},
+                                              {"reductions", StreamKind::Reduce},
+                                              {"offload", StreamKind::Offload}};
+constexpr Named<Pass> kPassNames[] = {
+    {"forward", Pass::Forward}, {"backward", Pass::Backward}, {"recompute", Pass::Recompute}, {"step", Pass::Step}};
 
 }  // namespace
 
@@ -73,12 +60,12 @@ double estimatedStepTasks(const ModelCard& model, const TrainConfig& c) {
 
 StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
   if (const double tasks = estimatedStepTasks(model, c); tasks > kMaxStepTasks) {
-    throw InputError(fmt::format("the step has {} micro-batches per pipeline of {} stage(s): about {:.3g} tasks to simulate, more than the "
-                                 "{:g} the timeline takes (a larger --micro-batch or a smaller --global-batch)",
-                                 c.accumulation, c.pp, tasks, kMaxStepTasks));
+    throw InputError(
+        fmt::format("the step has {} micro-batches per pipeline of {} stage(s): about {:.3g} tasks to simulate, more than the "
+                    "{:g} the timeline takes (a larger --micro-batch or a smaller --global-batch)",
+                    c.accumulation, c.pp, tasks, kMaxStepTasks));
   }
   const Cluster& cluster = pricer.cluster();
-  const GpuSpec& gpu = cluster.gpu;
   const int p = c.pp, m = c.accumulation, v = c.pp > 1 ? c.vpp : 1;
   const bool shaped = model.architecture != Architecture::Given;
   const Placement where = placement(c, cluster.gpusPerNode);
@@ -96,11 +83,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   if (shaped) g.gemmSets = {layer.logitsGemms, backwardGemms(layer.logitsGemms)};
   g.microBatches = m;
 
-  // Per layer, on one tensor-parallel rank: parameters, the activations one micro-batch keeps for
-  // backward, and the tensor-parallel collectives inside it (two all-reduces forward, two
-  // backward; sequence parallelism swaps each for a reduce-scatter plus an all-gather).
+  // Per layer, on one tensor-parallel rank: parameters and the activations one micro-batch keeps
+  // for backward.
   const double layerShard = shaped ? static_cast<double>(model.layerParameters()) / c.tp : shard;  // the mean layer's
-  const double activationBytes = layerOutputBytes(model, c);
   // A layer as its tasks see it: its kernels, its GEMM sets, the activations it keeps for backward
   // and what recompute brings back for its backward, its parameters on one tensor rank. One kind
   // for a decoder or an encoder; an encoder-decoder has two, the encoder's layers (the model with
@@ -139,75 +124,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     kinds = {kindOf(model)};
   }
   auto kindOfLayer = [&](int l) -> const LayerKind& { return kinds[l >= firstDecoderLayer && kinds.size() > 1 ? 1 : 0]; };
-  double tpCollective = 0;
-  std::vector<GroupCollective>& tpCollectives = g.tensorCollectives;
-  if (c.tp > 1 && shaped) {
-    if (c.sequenceParallel) {
-      tpCollectives = {{Collective::ReduceScatter, activationBytes, c.tp, 1, Group::Tensor}, {Collective::AllGather, activationBytes, c.tp, 1, Group::Tensor}};
-    } else {
-      tpCollectives = {{Collective::AllReduce, activationBytes, c.tp, 1, Group::Tensor}};
-    }
-    tpCollective = c.sequenceParallel ? pricer.seconds(Collective::ReduceScatter, activationBytes, c.tp, 1) +
-                                            pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
-                                      : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
-  }
-  // A kernel costs its launch gap on the GPU; eager PyTorch also dispatches each operator from the
-  // CPU. The CPU runs ahead of the GPU (kernels queue), so the GPU waits only when the CPU's issue
-  // of the stage's kernels so far has fallen behind the GPU's work so far: a long GEMM lets the CPU
-  // get ahead and hides the dispatch of the short kernels after it. The two clocks of a stage's
-  // compute stream, from its first task (the step starts after a synchronize); waits for
-  // collectives are left out of them, which can only overstate the wait.
-  struct DispatchClocks {
-    double cpu = 0, gpu = 0;
-  } clocks;
-  auto overhead = [&](int kernels, double gpuSeconds) {
-    const double launches = kernels * gpu.step.kernelLaunchUs * 1e-6;
-    if (c.execution != Execution::Eager) return launches;
-    clocks.cpu += kernels * gpu.step.eagerDispatchUs * 1e-6;
-    const double busy = clocks.gpu + gpuSeconds + launches;
-    const double wait = std::max(0.0, clocks.cpu - busy);  // the last kernel is not issued yet
-    clocks.gpu = busy + wait;
-    return launches + wait;
-  };
-  auto computeTask = [&](Pass pass, int mb, int l, double kernelSeconds, int kernels, int tpCount, std::string label) {
-    Task t;
-    t.tensorCollectiveRuns = tpCollectives.empty() ? 0 : tpCount;
-    t.stream = StreamKind::Compute;
-    t.part = Part::Compute;
-    t.pass = pass;
-    t.microBatch = mb;
-    t.layer = l;
-    t.tensorCommSeconds = tpCount * tpCollective;
-    t.overheadSeconds = overhead(kernels, kernelSeconds + t.tensorCommSeconds);
-    t.seconds = kernelSeconds + t.tensorCommSeconds + t.overheadSeconds;
-    t.kernels = kernels;
-    t.label = std::move(label);
-    return t;
-  };
-  auto collective = [&](StreamKind stream, Part part, Pass pass, GroupCollective gc, std::string label) {
-    Task t;
-    t.stream = stream;
-    t.part = part;
-    t.pass = pass;
-    t.seconds = pricer.seconds(gc.collective, gc.bytes, gc.ranks, gc.nodes) + gpu.launchLatencyUs * 1e-6;
-    t.collectives.push_back(gc);
-    t.label = std::move(label);
-    return t;
-  };
-  const double pipeSeconds = p > 1 && shaped ? pricer.seconds(Collective::SendRecv, activationBytes / c.tp, 2, where.pipelineCrossesNodes ? 2 : 1)
-                                             : 0.0;
-  // A pipeline send on the compute stream (Megatron-LM's send/recv block the stage).
-  auto pipeSend = [&](Pass pass, int mb, const char* what) {
-    Task t;
-    t.stream = StreamKind::Compute;
-    t.part = Part::PipeComm;
-    t.pass = pass;
-    t.microBatch = mb;
-    t.seconds = pipeSeconds;
-    if (shaped) t.collectives.push_back({Collective::SendRecv, activationBytes / c.tp, 2, where.pipelineCrossesNodes ? 2 : 1, Group::Pipeline});
-    t.label = fmt::format("send {} mb{}", what, mb);
-    return t;
-  };
+  TaskMaker make(model, c, pricer, where);
+  g.tensorCollectives = make.tensorCollectives();
 
   // Buffers, the framework allowance and what offload moves off the GPU, as the memory model
   // counts them on the stage that holds the most.
@@ -230,7 +148,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   const double logitsGradientBytes = c.execution == Execution::Eager ? 4 * logits : 0.0;
   for (int s = 0; s < p; ++s) {
     StageBuilder stage(g, s);
-    clocks = DispatchClocks{};
+    make.startStage();
     const bool last = s == p - 1;
     // The stage's layers (an uneven split gives the ends one fewer), its parameters and the part
     // of them outside the layers (embeddings, final norm, output head).
@@ -253,9 +171,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     auto flushBucket = [&](int producer, double bytes, Pass pass) {
       if (c.dp <= 1 || bytes <= 0) return;
       const bool zero = c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients;
-      Task t = collective(StreamKind::Reduce, Part::DataComm, pass,
-                          {zero ? Collective::ReduceScatter : Collective::AllReduce, bytes, c.dp, where.dpNodes},
-                          fmt::format("{} bucket {}", zero ? "reduce-scatter" : "all-reduce", bucketCount++));
+      Task t = make.collective(StreamKind::Reduce, Part::DataComm, pass,
+                               {zero ? Collective::ReduceScatter : Collective::AllReduce, bytes, c.dp, where.dpNodes},
+                               fmt::format("{} bucket {}", zero ? "reduce-scatter" : "all-reduce", bucketCount++));
       if (producer >= 0) t.after.push_back(producer);
       lastDataTask = stage.add(std::move(t));
       reductions.push_back(lastDataTask);
@@ -271,8 +189,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         // forward, and kept until its gradients are reduce-scattered at the end of the step.
         int rootGather = -1;
         if (gathers && c.dp > 1 && s == 0 && restShard > 0 && mb == 0 && pass.chunk == 0) {
-          Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
-                              {Collective::AllGather, restShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard}, "all-gather root unit");
+          Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
+                                   {Collective::AllGather, restShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
+                                   "all-gather root unit");
           t.allocatesBytes = restShard * per.parameters;
           rootGather = stage.add(std::move(t));
         }
@@ -282,15 +201,16 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (gathers && c.dp > 1) {
             // FSDP's forward prefetch: the gather of layer l is issued once the forward of layer
             // l - 1 - prefetch has finished (at most prefetch + 1 layers gathered at once).
-            Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
-                                {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
-                                fmt::format("all-gather L{} mb{}", l, mb));
+            Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
+                                     {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
+                                     fmt::format("all-gather L{} mb{}", l, mb));
             t.allocatesBytes = kind.shard * per.parameters;
             const int ahead = l - 1 - c.prefetch;
             if (ahead >= first && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
             gather = stage.add(std::move(t));
           }
-          Task t = computeTask(Pass::Forward, mb, l, kind.times.forward, kind.times.forwardKernels, shaped ? 2 : 0, fmt::format("fwd L{} mb{}", l, mb));
+          Task t = make.compute(Pass::Forward, mb, l, kind.times.forward, kind.times.forwardKernels, shaped ? 2 : 0,
+                                fmt::format("fwd L{} mb{}", l, mb));
           if (shaped) t.gemmSet = kind.gemmSets + kForwardGemms, t.memoryBytes = kind.times.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
@@ -301,18 +221,18 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (l == first) forwardFirst[{s, mb, pass.chunk}] = lastCompute;
         }
         if (last && lastChunk && shaped) {
-          Task t = computeTask(Pass::Forward, mb, -1, layer.logitsForward, 3, 0, fmt::format("logits+loss mb{}", mb));
+          Task t = make.compute(Pass::Forward, mb, -1, layer.logitsForward, 3, 0, fmt::format("logits+loss mb{}", mb));
           t.gemmSet = kLogitsGemms;
           t.memoryBytes = layer.logitsForwardBytes;
           t.allocatesBytes = savedLogitsBytes;
           lastCompute = stage.add(std::move(t));
         } else if (p > 1) {
-          lastCompute = stage.add(pipeSend(Pass::Forward, mb, "activations"));
+          lastCompute = stage.add(make.pipeSend(Pass::Forward, mb, "activations"));
           forwardSend[{s, mb, pass.chunk}] = lastCompute;
         }
       } else {
         if (last && lastChunk && shaped) {
-          Task t = computeTask(Pass::Backward, mb, -1, layer.logitsBackward, 3, 0, fmt::format("logits backward mb{}", mb));
+          Task t = make.compute(Pass::Backward, mb, -1, layer.logitsBackward, 3, 0, fmt::format("logits backward mb{}", mb));
           t.gemmSet = kLogitsBackwardGemms;
           t.memoryBytes = layer.logitsBackwardBytes;
           t.allocatesBytes = logitsGradientBytes;
@@ -324,17 +244,17 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           const LayerKind& kind = kindOfLayer(l);
           int gather = -1;
           if (gathers && c.dp > 1) {
-            Task t = collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
-                                {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
-                                fmt::format("all-gather L{} mb{} (backward)", l, mb));
+            Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
+                                     {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
+                                     fmt::format("all-gather L{} mb{} (backward)", l, mb));
             t.allocatesBytes = kind.shard * per.parameters;
             const int ahead = l + 1 + c.prefetch;
             if (ahead < end && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
             gather = stage.add(std::move(t));
           }
           if (kind.times.recompute > 0) {
-            Task t = computeTask(Pass::Recompute, mb, l, kind.times.recompute, kind.times.recomputeKernels,
-                                 c.recompute == Recompute::Full ? 2 : 0, fmt::format("recompute L{} mb{}", l, mb));
+            Task t = make.compute(Pass::Recompute, mb, l, kind.times.recompute, kind.times.recomputeKernels,
+                                  c.recompute == Recompute::Full ? 2 : 0, fmt::format("recompute L{} mb{}", l, mb));
             const bool full = c.recompute == Recompute::Full;
             t.gemmSet = kind.gemmSets + (full ? kForwardGemms : kAttentionGemms);
             t.memoryBytes = full ? kind.times.forwardMemoryBytes : kind.times.attentionMemoryBytes;
@@ -342,7 +262,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             t.allocatesBytes = kind.recomputedBytes;
             lastCompute = stage.add(std::move(t));
           }
-          Task t = computeTask(Pass::Backward, mb, l, kind.times.backward, kind.times.backwardKernels, shaped ? 2 : 0, fmt::format("bwd L{} mb{}", l, mb));
+          Task t = make.compute(Pass::Backward, mb, l, kind.times.backward, kind.times.backwardKernels, shaped ? 2 : 0,
+                                fmt::format("bwd L{} mb{}", l, mb));
           if (shaped) t.gemmSet = kind.gemmSets + kBackwardGemms, t.memoryBytes = 2 * kind.times.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
           t.freesBytes = kind.savedBytes + kind.recomputedBytes + (gather >= 0 ? kind.shard * per.parameters : 0.0);
@@ -352,9 +273,10 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           gathered[l] = lastCompute;
           if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;
           if (gathers && c.dp > 1) {
-            Task scatter = collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
-                                      {Collective::ReduceScatter, kind.shard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard},
-                                      fmt::format("reduce-scatter L{} mb{}", l, mb));
+            Task scatter =
+                make.collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
+                                {Collective::ReduceScatter, kind.shard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard},
+                                fmt::format("reduce-scatter L{} mb{}", l, mb));
             scatter.after.push_back(lastCompute);
             scatter.freesBytes = kind.shard * per.gradients;
             lastDataTask = stage.add(std::move(scatter));
@@ -369,7 +291,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           }
         }
         if (s > 0 || pass.chunk > 0) {
-          lastCompute = stage.add(pipeSend(Pass::Backward, mb, "gradients"));
+          lastCompute = stage.add(make.pipeSend(Pass::Backward, mb, "gradients"));
           backwardSend[{s, mb, pass.chunk}] = lastCompute;
         }
         // The rest of the stage's gradients (embeddings on the first stage) close the last bucket.
@@ -386,112 +308,40 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     }
     // ZeRO-3's embeddings and other unwrapped parameters: one more reduce-scatter.
     if (gathers && c.dp > 1 && restShard > 0 && s == 0) {
-      Task t = collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
-                          {Collective::ReduceScatter, restShard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard}, "reduce-scatter root unit");
+      Task t = make.collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
+                               {Collective::ReduceScatter, restShard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard},
+                               "reduce-scatter root unit");
       t.after.push_back(lastCompute);
       t.freesBytes = restShard * per.parameters;
       lastDataTask = stage.add(std::move(t));
     }
     // HYBRID_SHARD: the gradient shard is all-reduced across the replicas once per step.
     if (gathers && where.replicas > 1) {
-      Task t = collective(StreamKind::Reduce, Part::DataComm, Pass::Step,
-                          {Collective::AllReduce, stageShard * per.gradients / where.shardRanks, where.replicas, where.replicas, Group::Replica}, "replica all-reduce");
+      Task t = make.collective(
+          StreamKind::Reduce, Part::DataComm, Pass::Step,
+          {Collective::AllReduce, stageShard * per.gradients / where.shardRanks, where.replicas, where.replicas, Group::Replica},
+          "replica all-reduce");
       t.after.push_back(lastCompute);
       lastDataTask = stage.add(std::move(t));
     }
 
-    // Offload: gradients to the host, the CPU's optimizer, parameters back (ZeRO-Offload).
-    int lastOffload = -1;
-    const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
-    const double updated = stageShard / (c.sharding == StateSharding::None ? 1 : c.dp);
-    if (c.offloadOptimizer != OffloadTarget::None && pcie > 0 && cluster.host.memoryBandwidthGBps > 0) {
-      Task t;
-      t.stream = StreamKind::Offload;
-      t.part = Part::Offload;
-      t.pass = Pass::Step;
-      t.seconds = 2 * updated * 2 / pcie + updated * 28 * cluster.gpusPerNode / (cluster.host.memoryBandwidthGBps * 1e9);
-      if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-        t.seconds += 2 * states.nvmeBytes * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
-      }
-      t.after.push_back(lastDataTask >= 0 ? lastDataTask : lastCompute);
-      t.label = "offloaded optimizer step";
-      lastOffload = stage.add(std::move(t));
-    }
-    if (c.offloadParams != OffloadTarget::None && pcie > 0) {
-      // Each forward and backward fetches the partition from host memory or NVMe (prefetched
-      // under compute): one transfer per micro-batch pass, on the offload stream.
-      double bandwidth = pcie;
-      if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-        bandwidth = std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
-      }
-      for (int k = 0; k < 2 * m; ++k) {
-        Task t;
-        t.stream = StreamKind::Offload;
-        t.part = Part::Offload;
-        t.pass = k % 2 ? Pass::Backward : Pass::Forward;
-        t.seconds = stageShard / c.dp * per.parameters / bandwidth;
-        t.label = "fetch offloaded parameters";
-        const int fetch = stage.add(std::move(t));
-        if (lastOffload < 0) lastOffload = fetch;
-      }
-    }
-
-    // The optimizer step on the GPU: memory-bound over the states it updates, after every
-    // reduction; then ZeRO-1/2 all-gather the updated parameters. Fused (Megatron-LM's and
-    // DeepSpeed's fused Adam, one multi-tensor kernel per ~110 tensors) reads and writes each
-    // state once: 28 bytes per parameter for mixed-precision Adam. Eager PyTorch's foreach Adam
-    // runs its arithmetic as separate multi-tensor passes (lerp of the momentum, the variance's
-    // mul and addcmul, sqrt, the bias correction and eps, addcdiv into the parameter), each
-    // reading and writing fp32 tensors: 74 bytes per parameter, in 7 launches per chunk.
-    if (c.offloadOptimizer == OffloadTarget::None) {
-      const bool eager = c.execution == Execution::Eager;
-      const double fusedBytes = 2 * per.optimizer + per.gradients + (fp32States(c.precision) ? 2 : 1) * per.parameters;
-      const double bytesPerParameter = eager ? fusedBytes * 74.0 / 28.0 : fusedBytes;
-      const double bandwidth = gpu.memoryBandwidthGBps * 1e9 * gpu.memoryEfficiency;
-      const int tensors = shaped ? layers * (model.gatedMlp ? 9 : 12) + 4 : 1;  // a layer's weights, biases and norms
-      const int chunks = (tensors + 109) / 110;
-      Task t;
-      t.stream = StreamKind::Compute;
-      t.part = Part::Optimizer;
-      t.pass = Pass::Step;
-      t.kernels = (eager ? 7 : 1) * chunks;
-      t.parameters = updated;
-      // Foreach Adam holds one fp32 temporary the size of the parameters (the denominator,
-      // sqrt(v) + eps) while it runs: measured 4 bytes per parameter above the held gradients.
-      if (eager && c.optimizer == Optimizer::Adam) t.allocatesBytes = t.freesBytes = 4.0 * updated;
-      const double kernelSeconds = updated * bytesPerParameter / bandwidth;
-      t.overheadSeconds = overhead(t.kernels, kernelSeconds);
-      t.seconds = kernelSeconds + t.overheadSeconds;
-      if (lastDataTask >= 0) t.after.push_back(lastDataTask);
-      t.label = "optimizer step";
-      lastCompute = stage.add(std::move(t));
-    } else if (lastOffload >= 0) {
-      Task t;
-      t.stream = StreamKind::Compute;
-      t.part = Part::Optimizer;
-      t.pass = Pass::Step;
-      t.after.push_back(lastOffload);
-      t.label = "wait for the offloaded step";
-      lastCompute = stage.add(std::move(t));
-    }
-    if ((c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients) && c.dp > 1) {
-      Task t = collective(StreamKind::Gather, Part::DataComm, Pass::Step,
-                          {Collective::AllGather, stageShard * per.parameters, c.dp, where.dpNodes}, "all-gather updated parameters");
-      t.after.push_back(lastCompute);
-      stage.add(std::move(t));
-    }
+    addStepEnd(stage, make, model, c, cluster, states, where, StageEnd{layers, stageShard, lastCompute, lastDataTask});
   }
 
   // Across stages: a forward waits for the previous stage's activations (the first stage's chunk
   // k > 0, for the last stage's chunk k - 1), a backward for the next stage's gradients.
   for (const auto& [key, first] : forwardFirst) {
     const auto [s, mb, chunk] = key;
-    const auto from = s > 0 ? forwardSend.find({s - 1, mb, chunk}) : chunk > 0 ? forwardSend.find({p - 1, mb, chunk - 1}) : forwardSend.end();
+    const auto from = s > 0       ? forwardSend.find({s - 1, mb, chunk})
+                      : chunk > 0 ? forwardSend.find({p - 1, mb, chunk - 1})
+                                  : forwardSend.end();
     if (from != forwardSend.end()) g.tasks[static_cast<std::size_t>(first)].after.push_back(from->second);
   }
   for (const auto& [key, first] : backwardFirst) {
     const auto [s, mb, chunk] = key;
-    const auto from = s < p - 1 ? backwardSend.find({s + 1, mb, chunk}) : chunk < v - 1 ? backwardSend.find({0, mb, chunk + 1}) : backwardSend.end();
+    const auto from = s < p - 1       ? backwardSend.find({s + 1, mb, chunk})
+                      : chunk < v - 1 ? backwardSend.find({0, mb, chunk + 1})
+                                      : backwardSend.end();
     if (from != backwardSend.end()) g.tasks[static_cast<std::size_t>(first)].after.push_back(from->second);
   }
   return g;
