@@ -44,11 +44,27 @@ TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const C
 }
 
 Interference interferenceOf(const Cluster& cluster, const TrainConfig& c) {
-  Interference in{cluster.gpu.step.computeSlowdown, cluster.gpu.step.commSlowdown};
+  Interference in;
+  in.computeSlowdown = cluster.gpu.step.computeSlowdown;
+  in.commSlowdown = cluster.gpu.step.commSlowdown;
   if (cluster.intra.kind == FabricKind::SharedMemory && cluster.intra.cores > 0) {
-    in.cores = cluster.intra.cores;
+    // Ranks numbered as Megatron-LM numbers them (a stage's tensor and data-parallel ranks
+    // adjacent), a node's placed on its cores round-robin as Open MPI's --map-by core does (how
+    // cclab's scripts bind them): rank r on core (r mod ranks a node) mod cores of node r / ranks
+    // a node.
+    const int cores = cluster.intra.cores, perNode = std::max(1, cluster.gpusPerNode), perStage = c.tp * c.dp;
+    in.cores = cores * std::max(1, (c.gpus + perNode - 1) / perNode);
     in.oversubscription = cluster.gpu.step.oversubscriptionSlowdown;
-    in.ranksPerStage = static_cast<double>(c.tp) * c.dp * cluster.gpusPerNode / std::max(1, c.gpus);
+    in.stageCores.resize(static_cast<std::size_t>(c.pp));
+    for (int s = 0; s < c.pp; ++s) {
+      std::vector<Interference::CoreShare>& shares = in.stageCores[static_cast<std::size_t>(s)];
+      for (int r = s * perStage; r < (s + 1) * perStage; ++r) {
+        const int core = r / perNode * cores + r % perNode % cores;
+        auto it = std::find_if(shares.begin(), shares.end(), [&](const Interference::CoreShare& x) { return x.core == core; });
+        if (it == shares.end()) shares.push_back({core, 1});
+        else ++it->ranks;
+      }
+    }
   }
   return in;
 }

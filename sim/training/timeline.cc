@@ -149,6 +149,8 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
   std::vector<double> rates;
   std::vector<int> communicating(static_cast<std::size_t>(graph.stages));
   std::vector<char> computing(static_cast<std::size_t>(graph.stages));
+  std::vector<double> processor(static_cast<std::size_t>(graph.stages), 1.0);  // the share of a core a stage's rank gets
+  std::vector<double> coreLoad(static_cast<std::size_t>(std::max(0, interference.cores)));
   while (!running.empty()) {
     // Rates. Collectives running at once on a stage share its links; while any runs, the stage's
     // compute slows and they slow too (NCCL's kernels and the GEMMs share SMs and HBM).
@@ -162,14 +164,21 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
     rates.assign(running.size(), 1.0);
     shares.assign(running.size(), 1.0);
     slowdowns.assign(running.size(), 0.0);
-    // CPU ranks: every computing stream and every running collective keeps a core busy (MPI
-    // progresses a collective by polling); more of them than cores share the cores equally.
-    double processor = 1;
-    if (interference.cores > 0) {
-      double busy = 0;
-      for (std::size_t stage = 0; stage < computing.size(); ++stage) busy += computing[stage] + communicating[stage];
-      busy *= interference.ranksPerStage;
-      if (busy > interference.cores) processor = interference.cores / busy / (1 + interference.oversubscription);
+    // CPU ranks: every computing stream and every running collective keeps its rank's core busy
+    // (MPI progresses a collective by polling); what is busy on a core shares it, and a stage runs
+    // at the pace of its most loaded core.
+    if (!interference.stageCores.empty()) {
+      std::fill(coreLoad.begin(), coreLoad.end(), 0.0);
+      for (std::size_t stage = 0; stage < computing.size(); ++stage) {
+        for (const Interference::CoreShare& at : interference.stageCores[stage]) {
+          coreLoad[static_cast<std::size_t>(at.core)] += at.ranks * (computing[stage] + communicating[stage]);
+        }
+      }
+      for (std::size_t stage = 0; stage < computing.size(); ++stage) {
+        double load = 1;
+        for (const Interference::CoreShare& at : interference.stageCores[stage]) load = std::max(load, coreLoad[static_cast<std::size_t>(at.core)]);
+        processor[stage] = load > 1 ? 1 / load / (1 + interference.oversubscription) : 1.0;
+      }
     }
     double step = std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < running.size(); ++k) {
@@ -180,7 +189,7 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
         shares[k] = communicating[stage];
         if (computing[stage]) slowdowns[k] = interference.commSlowdown;
       }
-      rates[k] = (task.stream != StreamKind::Offload ? processor : 1.0) / (shares[k] * (1 + slowdowns[k]));
+      rates[k] = (task.stream != StreamKind::Offload ? processor[stage] : 1.0) / (shares[k] * (1 + slowdowns[k]));
       step = std::min(step, running[k].remaining / rates[k]);
     }
     now += step;

@@ -20,13 +20,17 @@ namespace cclab::sim {
 struct Interference {
   double computeSlowdown = 0;  // compute runs at 1 / (1 + this) while a collective runs
   double commSlowdown = 0;     // a collective runs at 1 / (1 + this) while compute runs
-  // CPU descriptions (ranks are processes on `cores` cores of a node): each rank's compute stream
-  // and each collective it runs keeps a core busy; while more are busy than the node has cores,
-  // they share the cores equally. A stage stands for `ranksPerStage` ranks of the node (its tensor
-  // x data-parallel ranks there).
-  int cores = 0;  // 0: a GPU each, nothing shared
-  double ranksPerStage = 1;
-  // While more are busy than there are cores, each runs at cores / busy / (1 + this).
+  // CPU descriptions (ranks are processes pinned to the cores of their node): each rank's compute
+  // stream and each collective it runs keeps its core busy; what is busy on one core shares it.
+  // stageCores[s]: the cores stage s's ranks run on, each with how many of them (empty: a GPU
+  // each, nothing shared). A stage runs at the pace of its most loaded core.
+  struct CoreShare {
+    int core = 0;   // numbered across the job's nodes
+    int ranks = 1;  // of the stage, on that core
+  };
+  std::vector<std::vector<CoreShare>> stageCores;
+  int cores = 0;  // in the job (nodes x cores a node)
+  // On a core with more than one busy, each runs at 1 / busy / (1 + this).
   double oversubscription = 0;
 };
 
