@@ -12,6 +12,7 @@
 #include "collectives/errors.h"
 #include "sim/training/pipeline.h"
 #include "sim/training/step_graph.h"
+#include "sim/training/step_graph_tasks.h"
 
 namespace cclab::sim {
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
@@ -23,26 +24,17 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
   const Placement where = placement(c, g);
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
   const double shard = parametersPerModelShard(model, c, parameters);
-  const double activationBytes = layerOutputBytes(model, c);
+  // One run of a layer's tensor-parallel collectives and one pipeline message, priced as the
+  // step graph prices them.
+  const TaskMaker make(model, c, pricer, where);
 
-  // Tensor parallelism: two all-reduces of the layer's activations forward and two backward, per
-  // layer per micro-batch, inside the node; sequence parallelism swaps each for a reduce-scatter
-  // plus an all-gather of the same volume. Full recompute runs the forward's again.
-  double tpPerMicroBatch = 0;
-  if (c.tp > 1) {
-    const double allReduce = c.sequenceParallel ? pricer.seconds(Collective::ReduceScatter, activationBytes, c.tp, 1) +
-                                                      pricer.seconds(Collective::AllGather, activationBytes, c.tp, 1)
-                                                : pricer.seconds(Collective::AllReduce, activationBytes, c.tp, 1);
-    const double perLayer = (c.recompute == Recompute::Full ? 6 : 4) * allReduce;
-    tpPerMicroBatch = maxStageLayers(model.layers, c.pp) * perLayer;
-  }
+  // Tensor parallelism: two runs forward and two backward per layer per micro-batch (an all-reduce
+  // of the layer's activations, or with sequence parallelism a reduce-scatter plus an all-gather),
+  // inside the node. Full recompute runs the forward's again.
+  const double tpPerMicroBatch = maxStageLayers(model.layers, c.pp) * (c.recompute == Recompute::Full ? 6 : 4) * make.tensorSeconds();
   // Pipeline parallelism: each micro-batch sends its activations forward and its gradients back
-  // across every stage boundary of a chunk (Megatron splits the message across the tensor ranks).
-  double ppPerMicroBatch = 0;
-  if (c.pp > 1) {
-    const int nodes = where.pipelineCrossesNodes ? 2 : 1;
-    ppPerMicroBatch = 2.0 * c.vpp * pricer.seconds(Collective::SendRecv, activationBytes / c.tp, 2, nodes);
-  }
+  // across every stage boundary of a chunk.
+  const double ppPerMicroBatch = 2.0 * c.vpp * make.pipeSeconds();
   const double stageMicroBatch = mb.total() + tpPerMicroBatch + ppPerMicroBatch;
 
   s.compute = m * mb.total();

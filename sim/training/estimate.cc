@@ -53,7 +53,6 @@ Interference interferenceOf(const Cluster& cluster, const TrainConfig& c) {
     // cclab's scripts bind them): rank r on core (r mod ranks a node) mod cores of node r / ranks
     // a node.
     const int cores = cluster.intra.cores, perNode = std::max(1, cluster.gpusPerNode), perStage = c.tp * c.dp;
-    in.cores = cores * std::max(1, (c.gpus + perNode - 1) / perNode);
     in.oversubscription = cluster.gpu.step.oversubscriptionSlowdown;
     in.stageCores.resize(static_cast<std::size_t>(c.pp));
     for (int s = 0; s < c.pp; ++s) {

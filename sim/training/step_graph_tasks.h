@@ -40,6 +40,8 @@ class TaskMaker {
   // layer; sequence parallelism swaps each for a reduce-scatter plus an all-gather): none
   // without tensor parallelism.
   const std::vector<GroupCollective>& tensorCollectives() const { return tensorCollectives_; }
+  double tensorSeconds() const { return tensorSeconds_; }  // one run of them
+  double pipeSeconds() const { return pipeSeconds_; }      // one pipeline message (0 with one stage)
 
   // A new stage: its compute stream's clocks start again.
   void startStage() { clocks_ = DispatchClocks{}; }

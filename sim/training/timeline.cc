@@ -150,7 +150,11 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
   std::vector<int> communicating(static_cast<std::size_t>(graph.stages));
   std::vector<char> computing(static_cast<std::size_t>(graph.stages));
   std::vector<double> processor(static_cast<std::size_t>(graph.stages), 1.0);  // the share of a core a stage's rank gets
-  std::vector<double> coreLoad(static_cast<std::size_t>(std::max(0, interference.cores)));
+  std::size_t cores = 0;  // numbered from 0 across the job
+  for (const auto& stage : interference.stageCores) {
+    for (const Interference::CoreShare& at : stage) cores = std::max(cores, static_cast<std::size_t>(at.core) + 1);
+  }
+  std::vector<double> coreLoad(cores);
   while (!running.empty()) {
     // Rates. Collectives running at once on a stage share its links; while any runs, the stage's
     // compute slows and they slow too (NCCL's kernels and the GEMMs share SMs and HBM).

@@ -29,7 +29,6 @@ struct Interference {
     int ranks = 1;  // of the stage, on that core
   };
   std::vector<std::vector<CoreShare>> stageCores;
-  int cores = 0;  // in the job (nodes x cores a node)
   // On a core with more than one busy, each runs at 1 / busy / (1 + this).
   double oversubscription = 0;
 };
