@@ -71,7 +71,10 @@ Request ShmTransport::post(Pending pending) {
   pending.id = nextId_++;
   auto& queues = pending.isSend ? sends_ : receives_;
   queues[static_cast<std::size_t>(pending.peer)].push_back(pending);
-  progress();
+  // Posting never blocks in a peer's large buffer: the caller may have sends still to post, which
+  // that peer waits for (an irecv that read 128 MiB before its isend went out made the two ranks
+  // read one after the other; waits read).
+  progress(/*readSingleCopies=*/false);
   return Request{pending.id};
 }
 
@@ -162,7 +165,7 @@ bool ShmTransport::pushFragments(Pending& send) {
 
 // 2. While the slot at the tail holds the next fragment (its sequence says so), copy it out (after
 //    checking it fits what this receive expects), then free the slot by raising tail.
-bool ShmTransport::popFragments(Pending& receive) {
+bool ShmTransport::popFragments(Pending& receive, bool readSingleCopies) {
   Channel& c = channel(receive.peer, rank_);
   std::uint64_t tail = c.tail.value.load(std::memory_order_relaxed);  // only this rank writes it
   for (;;) {
@@ -172,6 +175,7 @@ bool ShmTransport::popFragments(Pending& receive) {
     std::memcpy(&header.bytes, s + offsetof(SlotHeader, bytes), sizeof(header.bytes));
     std::memcpy(&header.flags, s + offsetof(SlotHeader, flags), sizeof(header.flags));
     if ((header.flags & kSingleCopy) != 0) {
+      if (!readSingleCopies) return false;
       Descriptor d;
       std::memcpy(&d, s + sizeof(SlotHeader), sizeof(d));
       if (receive.moved != 0 || d.bytes != receive.bytes) {
@@ -226,19 +230,24 @@ void ShmTransport::readSingleCopy(Pending& receive, const Descriptor& from) {
   receive.moved = receive.bytes;
 }
 
-bool ShmTransport::progress() {
+bool ShmTransport::progress() { return progress(/*readSingleCopies=*/true); }
+
+// Every peer's sends first, then the receives: a send's descriptor or first fragments go out
+// before this rank spends milliseconds reading a peer's large buffer, so ranks exchanging large
+// messages read each other's at the same time, not in turn.
+bool ShmTransport::progress(bool readSingleCopies) {
   bool moved = false;
-  for (int peer = 0; peer < size_; ++peer) {
-    for (auto* queue : {&sends_[static_cast<std::size_t>(peer)], &receives_[static_cast<std::size_t>(peer)]}) {
-      while (!queue->empty()) {
-        Pending& p = queue->front();
+  for (auto* queues : {&sends_, &receives_}) {
+    for (auto& queue : *queues) {
+      while (!queue.empty()) {
+        Pending& p = queue.front();
         const std::size_t before = p.moved;
         const bool wasStarted = p.started;
-        const bool finished = p.isSend ? pushFragments(p) : popFragments(p);
+        const bool finished = p.isSend ? pushFragments(p) : popFragments(p, readSingleCopies);
         moved = moved || p.moved != before || p.started != wasStarted || finished;
         if (!finished) break;
         finished_.push_back(p.id);
-        queue->pop_front();
+        queue.pop_front();
       }
     }
   }

@@ -12,11 +12,12 @@
 // the slots it last saw free are used up. Messages between a pair therefore arrive in the order
 // they were posted, as Transport requires.
 //
-// Progress is made inside isend/irecv (as far as slots allow) and wait: waiting on any request
-// moves every pending send and receive of this rank, so two ranks waiting on sends to each other
-// cannot deadlock once their receives are posted. A wait that finds nothing to do yields the core
-// soon when ranks outnumber the host's cores (the peer may need it to run), much later otherwise
-// (a system call on every short wait would double a small message's latency).
+// Progress is made inside isend/irecv (as far as slots allow; a large message's single copy is
+// read only in wait) and wait: waiting on any request moves every pending send and receive of
+// this rank, sends first, so two ranks waiting on sends to each other cannot deadlock once their
+// receives are posted. A wait that finds nothing to do yields the core soon when ranks outnumber
+// the host's cores (the peer may need it to run), much later otherwise (a system call on every
+// short wait would double a small message's latency).
 //
 // Large messages (singleCopyBytes and up) take one copy instead of two, as Open MPI's vader does
 // with CMA: the sender puts a descriptor of its buffer (pid, address, bytes) in a slot, the
@@ -123,7 +124,9 @@ class ShmTransport final : public Transport {
   static void publish(Channel& channel, char* slot, std::uint64_t index, std::uint32_t bytes, std::uint32_t flags);
   // True when the send is complete: its last fragment is in a slot, or (single copy) the receiver has read it.
   bool pushFragments(Pending& send);
-  bool popFragments(Pending& receive);
+  // readSingleCopies false: a large message's descriptor is left for a later call (see post()).
+  bool popFragments(Pending& receive, bool readSingleCopies);
+  bool progress(bool readSingleCopies);
   void readSingleCopy(Pending& receive, const Descriptor& from);
 
   char* region_;
