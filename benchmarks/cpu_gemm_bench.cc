@@ -5,6 +5,7 @@
 //   cpu_gemm_bench --benchmark_filter=Peak         the peak (the largest of these shapes)
 //   cpu_gemm_bench --benchmark_filter=Small        the efficiency with one dimension d small
 //   cpu_gemm_bench --benchmark_filter=Elementwise  the pass's rate over a buffer of 1-64 MiB
+//   cpu_gemm_bench --benchmark_filter=Adam         the optimizer's rate over 1-16 Mi parameters
 // The efficiency at d is the slower of the shapes with d as k or as n, over the peak: the step model
 // reads a GEMM's efficiency by min(k, n) (docs/training.md). SmallM shows m-small apart.
 #include <benchmark/benchmark.h>
@@ -52,6 +53,20 @@ void Elementwise(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(8 * x.size()));
 }
 BENCHMARK(Elementwise)->RangeMultiplier(4)->Range(1, 64)->Unit(benchmark::kMicrosecond);
+
+// The CPU step's Adam over range(0) Mi parameters (four fp32 arrays of 4 MiB each per Mi): bytes
+// per second at 28 bytes a parameter, to set beside Elementwise/64, the rate the model prices it at.
+void Adam(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0)) << 20;
+  std::vector<float> p(n, 0.001f), g(n, 0.001f), m(n, 0.001f), v(n, 0.001f);
+  for (auto _ : state) {
+    cclab::bench::adamStep(p.data(), g.data(), m.data(), v.data(), n);
+    benchmark::DoNotOptimize(p.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(28 * n));
+}
+BENCHMARK(Adam)->RangeMultiplier(4)->Range(1, 16)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

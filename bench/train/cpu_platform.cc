@@ -72,12 +72,7 @@ class CpuPlatform final : public StepPlatform {
     if (task.parameters > 0) {
       // Fused Adam over the shard: reads parameters, gradients and both moments, writes three.
       const auto n = std::min(parameters_.size(), static_cast<std::size_t>(task.parameters));
-      float *p = parameters_.data(), *g = gradients_.data(), *m = momentum_.data(), *v = variance_.data();
-      for (std::size_t i = 0; i < n; ++i) {
-        m[i] = 0.9f * m[i] + 0.1f * g[i];
-        v[i] = 0.999f * v[i] + 0.001f * g[i] * g[i];
-        p[i] -= 1e-4f * m[i] / (std::sqrt(v[i]) + 1e-8f);
-      }
+      adamStep(parameters_.data(), gradients_.data(), momentum_.data(), variance_.data(), n);
     }
   }
 
