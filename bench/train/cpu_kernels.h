@@ -27,7 +27,7 @@ inline void elementwisePass(float* x, std::size_t n) {
 // Adam over n fp32 parameters as a CPU optimizer runs it (DeepSpeed's CPU Adam: SIMD over the
 // four arrays, a cache-sized piece at a time): reads parameters, gradients and both moments and
 // writes three, 28 bytes a parameter from memory, the traffic the step model prices. (A scalar
-// loop is bound by its square roots and divisions instead: 3-4x slower on one core.)
+// loop is bound by its square roots and divisions instead: 2.4-3.5x slower on one core.)
 inline void adamStep(float* p, const float* g, float* m, float* v, std::size_t n) {
   constexpr std::size_t kPiece = 2048;  // 4 arrays x 8 KiB: the three passes below re-read it from L1/L2
   for (std::size_t at = 0; at < n; at += kPiece) {
