@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -89,27 +91,46 @@ std::size_t agreedSingleCopyBytes(std::size_t wanted, int rank, int ranks) {
   return 0;
 }
 
-std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& options) {
-  CclabAlgorithms algorithms = cclabAlgorithms(options, localInfo().cpuModel, false);
-  if (options.transport != "shm") {
-    return std::make_unique<HostAlgorithmBackend>(options, std::move(algorithms), nullptr, std::make_unique<MpiTransport>(MPI_COMM_WORLD),
-                                                  "over MPI point-to-point");
-  }
+// The transport cclab's algorithms on the CPU take. auto: shared memory when every rank runs on
+// this host (as NCCL takes its SHM transport inside a node), MPI point-to-point across hosts.
+std::string hostTransport(const std::string& requested, int ranks) {
+  if (requested != "auto") return requested;
+  return ranksPerHost() == ranks && ranks <= ShmTransport::kMaxRanks ? "shm" : "mpi";
+}
+
+std::unique_ptr<Backend> makeMpiTransportBackend(const Options& options) {
+  return std::make_unique<HostAlgorithmBackend>(options, cclabAlgorithms(options, localInfo().cpuModel, false),
+                                                nullptr, std::make_unique<MpiTransport>(MPI_COMM_WORLD), "over MPI point-to-point");
+}
+
+std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& requested) {
   int ranks = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Options options = requested;
+  options.transport = hostTransport(requested.transport, ranks);
+  if (options.transport != "shm") return makeMpiTransportBackend(options);
   // Every rank reaches the same verdict: ranksPerHost is the same everywhere.
-  if (algorithms.ranksPerHost != ranks) {
+  if (ranksPerHost() != ranks) {
     throw InputError("--transport shm: every rank must run on one host (use --transport mpi across hosts)");
   }
   if (ranks > ShmTransport::kMaxRanks) {
     throw InputError(fmt::format("--transport shm: {} ranks, at most {}", ranks, ShmTransport::kMaxRanks));
   }
+  std::unique_ptr<ShmSegment> segment;
+  try {
+    segment = std::make_unique<ShmSegment>(MPI_COMM_WORLD, ShmTransport::regionBytes(ranks));
+  } catch (const std::runtime_error& e) {
+    if (requested.transport != "auto") throw;
+    // Every rank caught it (the segment agrees on failure): all of them fall back together.
+    if (rank == 0) std::fprintf(stderr, "# --transport auto: %s; over MPI point-to-point instead\n", e.what());
+    options.transport = "mpi";
+    return makeMpiTransportBackend(options);
+  }
   const std::size_t singleCopy = agreedSingleCopyBytes(options.shmSingleCopyBytes, rank, ranks);
-  auto segment = std::make_unique<ShmSegment>(MPI_COMM_WORLD, ShmTransport::regionBytes(ranks));
   auto transport = std::make_unique<ShmTransport>(segment->data(), rank, ranks, singleCopy);
   return std::make_unique<HostAlgorithmBackend>(
-      options, std::move(algorithms), std::move(segment), std::move(transport),
+      options, cclabAlgorithms(options, localInfo().cpuModel, false), std::move(segment), std::move(transport),
       singleCopy > 0 ? fmt::format("through shared memory, one copy from {}", describeBytes(singleCopy)) : std::string("through shared memory"));
 }
 

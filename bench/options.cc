@@ -95,11 +95,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
       ->capture_default_str();
   app.add_option("--transport", o.transport,
                  fmt::format("how cclab's algorithms on the CPU reach the other ranks: {} (shm: the processes of one host, "
-                             "through a shared memory segment)", fmt::join(kTransports, " or ")))
+                             "through a shared memory segment; auto: shm when every rank runs on one host, else mpi)",
+                             fmt::join(kTransports, ", ")))
       ->capture_default_str();
   std::string singleCopy;
   app.add_option("--shm-single-copy", singleCopy,
-                 fmt::format("--transport shm: messages this large and up are read straight out of the sender's memory "
+                 fmt::format("over shared memory: messages this large and up are read straight out of the sender's memory "
                              "(one copy, process_vm_readv) instead of through the slots; 0: never (default {})",
                              describeBytes(kDefaultShmSingleCopyBytes)));
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
@@ -143,12 +144,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   if (std::find(kTransports.begin(), kTransports.end(), o.transport) == kTransports.end()) {
     throw InputError(fmt::format("unknown transport '{}' (valid: {})", o.transport, fmt::join(kTransports, ", ")));
   }
-  if (o.transport != "mpi" && (!uses("cclab") || o.device != "cpu")) {
+  if (o.transport == "shm" && (!uses("cclab") || o.device != "cpu")) {
     throw InputError(fmt::format("--transport {}: it carries cclab's algorithms on the CPU: use --backend cclab without --device cuda", o.transport));
   }
   o.sweep = sweep.parse();
   if (app.count("--shm-single-copy") > 0) {
-    if (o.transport != "shm") throw InputError("--shm-single-copy: only with --transport shm");
+    if (o.transport == "mpi") throw InputError("--shm-single-copy: only with --transport shm or auto");
     o.shmSingleCopyBytes = parseSize(singleCopy, "--shm-single-copy");
   }
   // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger

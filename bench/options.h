@@ -21,8 +21,9 @@ namespace cclab::bench {
 inline constexpr std::array<std::string_view, 3> kBackends = {"nccl", "mpi", "cclab"};
 inline constexpr std::array<std::string_view, 2> kDevices = {"cpu", "cuda"};
 // How cclab's algorithms on host memory reach the other ranks: MPI point-to-point, or shared
-// memory between the processes of one host (collectives/shm_transport.h).
-inline constexpr std::array<std::string_view, 2> kTransports = {"mpi", "shm"};
+// memory between the processes of one host (collectives/shm_transport.h); auto: shared memory
+// when every rank runs on one host, else MPI, as NCCL takes its SHM transport inside a node.
+inline constexpr std::array<std::string_view, 3> kTransports = {"auto", "mpi", "shm"};
 // cclab's pipeline chunk (--chunk): Context's default on the CPU; larger on a GPU, where every
 // chunk costs a stream synchronisation and a control message round trip.
 inline constexpr std::size_t kDefaultChunkBytes = Context::kDefaultChunkBytes;
@@ -42,7 +43,7 @@ struct Options {
   std::string cluster;        // --algo auto: the cluster description to tune on ("": the one shipped for this machine)
   int ranksPerNode = 0;       // for the hierarchical algorithms; 0: the processes sharing a host
   std::string device = "cpu";
-  std::string transport = "mpi";  // --backend cclab on the CPU: kTransports
+  std::string transport = "auto";  // --backend cclab on the CPU: kTransports
   std::size_t shmSingleCopyBytes = kDefaultShmSingleCopyBytes;  // --shm-single-copy; 0: never
   Sweep sweep;  // -b -e -i -f
   int iters = 20;

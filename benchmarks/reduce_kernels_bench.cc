@@ -51,6 +51,16 @@ void BM_Memcpy(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 * static_cast<std::int64_t>(kBytes));
 }
 
+// The same bytes through HostDevice::copy, which the algorithms' local copies use (in pieces).
+void BM_HostCopy(benchmark::State& state) {
+  Buffers& buf = buffers();
+  for (auto _ : state) {
+    buf.host.copy(buf.c, buf.a, kBytes);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 * static_cast<std::int64_t>(kBytes));
+}
+
 // dst = a op b, or with inPlace dst op= src as the ring algorithms reduce: 2 reads + 1 write per
 // element either way.
 void BM_Reduce(benchmark::State& state, DataType dtype, ReduceOp op, bool inPlace) {
@@ -66,6 +76,7 @@ void BM_Reduce(benchmark::State& state, DataType dtype, ReduceOp op, bool inPlac
 
 void registerAll() {
   benchmark::RegisterBenchmark("copy/256M", BM_Memcpy)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("host_copy/256M", BM_HostCopy)->Unit(benchmark::kMillisecond)->UseRealTime();
   for (DataType dtype : cclab::allDataTypes()) {
     const std::string type(cclab::name(dtype));
     benchmark::RegisterBenchmark(("reduce/" + type + "/sum/256M").c_str(), BM_Reduce, dtype, ReduceOp::Sum, false)

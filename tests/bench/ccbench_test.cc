@@ -201,7 +201,7 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce --backend cclab --algo auto --cluster no-such-cluster", "unknown cluster preset 'no-such-cluster'"},
       {"all_reduce --backend cclab --transport ib", "unknown transport 'ib'"},
       {"all_reduce --transport shm", "--transport shm: it carries cclab's algorithms on the CPU"},
-      {"all_reduce --backend cclab --shm-single-copy 1K", "--shm-single-copy: only with --transport shm"},
+      {"all_reduce --backend cclab --transport mpi --shm-single-copy 1K", "--shm-single-copy: only with --transport shm or auto"},
       {"all_reduce --backend cclab --transport shm --shm-single-copy lots", "--shm-single-copy 'lots' is not a size"},
       {"", "missing the collective"},
   };
@@ -225,7 +225,8 @@ TEST_F(Ccbench, AutoNamesTheAlgorithmEachSizeRan) {
   const std::string json = (dir_ / "auto.json").string();
   const Outcome run = ccbench(3, "all_reduce,all_gather,alltoall,broadcast --backend cclab --algo auto -b 8 -e 4M -f 8 -n 2 -w 0 -c 1 -J " + json);
   ASSERT_EQ(run.exitCode, 0) << run.err;
-  EXPECT_NE(run.out.find("algorithm: auto  (cclab auto (tuned on models/calibrations/cpu-2core-amd-epyc.json"), std::string::npos) << run.out;
+  // On one host the default transport is shared memory: auto tunes on that transport's calibration.
+  EXPECT_NE(run.out.find("algorithm: auto  (cclab auto (tuned on models/calibrations/cpu-2core-amd-epyc-shm.json"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("# auto picked (out-of-place/in-place): "), std::string::npos) << run.out;
   EXPECT_EQ(results::importNcclTestsText(run.out, "stdout").file.rows.size(), 4u * 2 * 7);  // 8 B to 2 MiB; the picks line is a comment
   const results::Import file = results::readResults(json);
@@ -250,6 +251,27 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesOfAHierarchicalRun) {
   EXPECT_EQ(results::emulatedRanksPerNode(file.file.run), 2);
   ASSERT_FALSE(file.file.rows.empty());
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0);
+}
+
+// --transport auto (the default): shared memory when every rank runs on one host, MPI
+// point-to-point when they do not. Two hosts are emulated by giving each rank a host name of its
+// own in a UTS namespace (unshare -u, as root); that part is skipped where it is not allowed.
+TEST_F(Ccbench, TheDefaultTransportIsSharedMemoryOnOneHostAndMpiAcrossHosts) {
+  const Outcome oneHost = ccbench(2, "all_reduce --backend cclab -b 1K -e 1K -n 1 -w 0");
+  ASSERT_EQ(oneHost.exitCode, 0) << oneHost.err;
+  EXPECT_NE(oneHost.out.find("(cclab ring through shared memory"), std::string::npos) << oneHost.out;
+  if (runCommand("unshare -u hostname cclab-probe", dir_).exitCode != 0) GTEST_SKIP() << "unshare -u is not allowed here: two hosts cannot be emulated";
+  auto onTwoHosts = [&](const std::string& args) {
+    // $$: the pid of each rank's shell, so every rank gets its own host name.
+    return runCommand(std::string(MPIEXEC) + " -np 2 sh -c 'exec unshare -u sh -c \"hostname cclab-host-$$ && exec " + CCBENCH + " " + args + "\"'",
+                      dir_);
+  };
+  const Outcome twoHosts = onTwoHosts("all_reduce --backend cclab -b 1K -e 1K -n 1 -w 0");
+  ASSERT_EQ(twoHosts.exitCode, 0) << twoHosts.err;
+  EXPECT_NE(twoHosts.out.find("(cclab ring over MPI point-to-point"), std::string::npos) << twoHosts.out;
+  const Outcome forced = onTwoHosts("all_reduce --backend cclab --transport shm -b 1K -e 1K");
+  EXPECT_EQ(forced.exitCode, 2) << forced.err;
+  EXPECT_NE(forced.err.find("--transport shm: every rank must run on one host"), std::string::npos) << forced.err;
 }
 
 TEST_F(Ccbench, AWrongResultIsCountedAndFailsTheRun) {
