@@ -6,7 +6,8 @@
 #
 # Usage: scripts/measure_cpu_auto.sh <machine-name> [runs] [max-size]   (after scripts/test.sh built
 # it; CCBENCH=<path> runs another build's ccbench; TRANSPORT=shm runs cclab through the shared
-# memory transport, into results/measured/<machine>/auto-shm/; OUT=<folder> writes there instead;
+# memory transport, into results/measured/<machine>/auto-shm/ (TRANSPORT=auto: ccbench's default,
+# shared memory on one host, into auto-auto/); OUT=<folder> writes there instead;
 # FIRST_RUN=k starts at launch k, to add launches to a folder)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
