@@ -93,9 +93,9 @@ std::size_t agreedSingleCopyBytes(std::size_t wanted, int rank, int ranks) {
 
 // The transport cclab's algorithms on the CPU take. auto: shared memory when every rank runs on
 // this host (as NCCL takes its SHM transport inside a node), MPI point-to-point across hosts.
-std::string hostTransport(const std::string& requested, int ranks) {
+std::string hostTransport(const std::string& requested, bool oneHost, int ranks) {
   if (requested != "auto") return requested;
-  return ranksPerHost() == ranks && ranks <= ShmTransport::kMaxRanks ? "shm" : "mpi";
+  return oneHost && ranks <= ShmTransport::kMaxRanks ? "shm" : "mpi";
 }
 
 std::unique_ptr<Backend> makeMpiTransportBackend(const Options& options) {
@@ -108,10 +108,11 @@ std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& requested) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Options options = requested;
-  options.transport = hostTransport(requested.transport, ranks);
-  if (options.transport != "shm") return makeMpiTransportBackend(options);
   // Every rank reaches the same verdict: ranksPerHost is the same everywhere.
-  if (ranksPerHost() != ranks) {
+  const bool oneHost = ranksPerHost() == ranks;
+  options.transport = hostTransport(requested.transport, oneHost, ranks);
+  if (options.transport != "shm") return makeMpiTransportBackend(options);
+  if (!oneHost) {
     throw InputError("--transport shm: every rank must run on one host (use --transport mpi across hosts)");
   }
   if (ranks > ShmTransport::kMaxRanks) {
