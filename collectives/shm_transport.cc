@@ -50,7 +50,7 @@ bool ShmTransport::canRead(pid_t pid, const void* address, std::size_t bytes) {
 
 ShmTransport::ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes)
     : region_(static_cast<char*>(region)), rank_(rank), size_(size), singleCopyBytes_(singleCopyBytes), pid_(getpid()),
-      idleBeforeYield_(size > sysconf(_SC_NPROCESSORS_ONLN) ? 64 : 4096), freeUntil_(static_cast<std::size_t>(size), kSlots),
+      idleBeforeYield_(size > sysconf(_SC_NPROCESSORS_ONLN) ? 1 : 4096), freeUntil_(static_cast<std::size_t>(size), kSlots),
       singleCopySent_(static_cast<std::size_t>(size), 0), sends_(static_cast<std::size_t>(size)),
       receives_(static_cast<std::size_t>(size)) {
   if (size < 1 || size > kMaxRanks) throw std::invalid_argument("ShmTransport: " + std::to_string(size) + " ranks (1 to 64)");

@@ -15,9 +15,10 @@
 // Progress is made inside isend/irecv (as far as slots allow; a large message's single copy is
 // read only in wait) and wait: waiting on any request moves every pending send and receive of
 // this rank, sends first, so two ranks waiting on sends to each other cannot deadlock once their
-// receives are posted. A wait that finds nothing to do yields the core soon when ranks outnumber
-// the host's cores (the peer may need it to run), much later otherwise (a system call on every
-// short wait would double a small message's latency).
+// receives are posted. A wait that finds nothing to do yields the core at once when ranks
+// outnumber the host's cores (the peer may need it to run: Open MPI yields so when oversubscribed,
+// mpi_yield_when_idle), and only after 4096 idle polls otherwise (a system call on every short
+// wait would double a small message's latency).
 //
 // Large messages (singleCopyBytes and up) take one copy instead of two, as Open MPI's vader does
 // with CMA: the sender puts a descriptor of its buffer (pid, address, bytes) in a slot, the
@@ -134,7 +135,7 @@ class ShmTransport final : public Transport {
   int size_;
   std::size_t singleCopyBytes_;
   pid_t pid_;
-  int idleBeforeYield_;                        // waits this many idle polls before giving up the core
+  int idleBeforeYield_;                        // idle polls before a wait gives up the core (1 when oversubscribed)
   std::vector<std::uint64_t> freeUntil_;       // per peer: the fragment index the last tail read frees slots up to
   std::vector<std::uint64_t> singleCopySent_;  // per peer: single-copy messages sent
   std::vector<char> scratch_;                  // a fused single-copy receive's pieces
