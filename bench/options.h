@@ -29,10 +29,10 @@ inline constexpr std::array<std::string_view, 3> kTransports = {"auto", "mpi", "
 inline constexpr std::size_t kDefaultChunkBytes = Context::kDefaultChunkBytes;
 inline constexpr std::size_t kDefaultCudaChunkBytes = std::size_t{4} << 20;
 // --transport shm: messages this large and up are read straight out of the sender's memory (one
-// copy) instead of passing through the slots (two). Measured on this machine (docs/performance.md,
-// "The shared-memory transport" and "Yield at once"): 256 KiB messages are faster through the
-// slots for all_reduce, 512 KiB ones faster in one copy for all_gather and alltoall.
-inline constexpr std::size_t kDefaultShmSingleCopyBytes = std::size_t{512} << 10;
+// copy) instead of passing through the slots (two); 0: never. Never by default: measured on this
+// machine since the slots got their 128 KiB pieces and yields (docs/performance.md, "Every message
+// through the slots"), the slots are as fast or faster at every size, collective and rank count.
+inline constexpr std::size_t kDefaultShmSingleCopyBytes = 0;
 
 // How per-rank times are combined into the one reported (-a, as in nccl-tests).
 enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
