@@ -31,7 +31,8 @@ inline constexpr std::size_t kDefaultCudaChunkBytes = std::size_t{4} << 20;
 // --transport shm: messages this large and up are read straight out of the sender's memory (one
 // copy) instead of passing through the slots (two); 0: never. Never by default: measured on this
 // machine since the slots got their 128 KiB pieces and yields (docs/performance.md, "Every message
-// through the slots"), the slots are as fast or faster at every size, collective and rank count.
+// through the slots"), the slots are as fast or faster in most cells of every collective at 2-5
+// ranks (not: broadcast at 5 ranks from 16 MiB, and the 2-rank alltoall when the cores are far apart).
 inline constexpr std::size_t kDefaultShmSingleCopyBytes = 0;
 
 // How per-rank times are combined into the one reported (-a, as in nccl-tests).
