@@ -12,7 +12,10 @@
 # it; CCBENCH=<path> and CCSIM=<path> run another build's tools; CALIBRATE_ONLY=1 skips the sweeps;
 # TRANSPORT=shm runs cclab through the shared memory transport, into algorithms-shm/ and
 # models/calibrations/<preset>-shm.json, the calibration `--algo auto --transport shm` tunes on;
-# FAMILIES="linear" sweeps only those families and recalibrates on them with the committed rest)
+# FAMILIES="linear" sweeps only those families and recalibrates on them with the committed rest;
+# ROUNDS=5 sweeps everything five times over, round after round, into <algo>_np<ranks>-r<i>.json
+# beside the first round's files: ccsim reads a size measured in several launches as their median,
+# so a launch that fell in one of the host's slow spells does not move the fit)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}
@@ -26,21 +29,28 @@ suffix=""
 mkdir -p "$out" models/calibrations
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 source scripts/algorithm_families.sh
-for ranks in 2 3 4 5; do
+for round in $(seq 1 "${ROUNDS:-1}"); do
   [ -n "${CALIBRATE_ONLY:-}" ] && break  # CALIBRATE_ONLY=1: refit and recheck the committed sweeps
-  perNode=$(( ranks % 2 == 0 ? 2 : 1 ))
-  for algo in ${FAMILIES:-$all_families}; do
-    echo "== $algo, $ranks ranks"
-    mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
-      "$ccbench" "${family_collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
-      --transport "$transport" -b 8 -e "$max" -f 4 -n 20 -w 3 -J "$out/${algo}_np$ranks.json" > "$out/${algo}_np$ranks.txt"
+  tag=""
+  [ "$round" -eq 1 ] || tag="-r$round"
+  for ranks in 2 3 4 5; do
+    perNode=$(( ranks % 2 == 0 ? 2 : 1 ))
+    for algo in ${FAMILIES:-$all_families}; do
+      echo "== $algo, $ranks ranks, round $round"
+      mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
+        "$ccbench" "${family_collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
+        --transport "$transport" -b 8 -e "$max" -f 4 -n 20 -w 3 -J "$out/${algo}_np$ranks$tag.json" > "$out/${algo}_np$ranks$tag.txt"
+    done
   done
 done
 # The preset this machine matches names the calibration (ccsim calibrate picks it from the files).
-"$ccsim" calibrate --ranks 2,4 "$out"/*_np2.json "$out"/*_np4.json -o "$out/calibrated.json" > "$out/calibrate.txt"
+shopt -s nullglob
+fit=("$out"/*_np[24].json "$out"/*_np[24]-r*.json)
+check=("$out"/*_np[35].json "$out"/*_np[35]-r*.json)
+"$ccsim" calibrate --ranks 2,4 "${fit[@]}" -o "$out/calibrated.json" > "$out/calibrate.txt"
 preset=$(sed -n "s/.* on cluster '\([^']*\)'.*/\1/p" "$out/calibrate.txt" | head -1)
 mv "$out/calibrated.json" "models/calibrations/$preset$suffix.json"
 sed -i "s|# wrote .*|# wrote models/calibrations/$preset$suffix.json|" "$out/calibrate.txt"
-"$ccsim" validate --cluster "models/calibrations/$preset$suffix.json" --ranks 3,5 "$out"/*_np3.json "$out"/*_np5.json \
+"$ccsim" validate --cluster "models/calibrations/$preset$suffix.json" --ranks 3,5 "${check[@]}" \
   --json "$out/validate.json" > "$out/validate.txt"
 tail -8 "$out/validate.txt"

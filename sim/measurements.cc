@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace cclab::sim {
@@ -35,7 +36,52 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths)
                                 emulatedPerNode, path});
     }
   }
-  return all;
+  return mergeRepeats(all);
+}
+
+std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows) {
+  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int>;
+  auto keyOf = [](const Measurement& m) {
+    const results::Row& r = m.row;
+    return Key{r.backend, r.algo, static_cast<int>(r.collective), static_cast<int>(r.dtype), r.op ? static_cast<int>(*r.op) : -1,
+               r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode};
+  };
+  std::map<Key, std::vector<const Measurement*>> same;
+  std::vector<Key> order;
+  for (const Measurement& m : rows) {
+    auto& group = same[keyOf(m)];
+    if (group.empty()) order.push_back(keyOf(m));
+    group.push_back(&m);
+  }
+  std::vector<Measurement> merged;
+  merged.reserve(order.size());
+  for (const Key& key : order) {
+    std::vector<const Measurement*> group = same[key];
+    std::sort(group.begin(), group.end(), [](const Measurement* a, const Measurement* b) { return a->row.timeUs < b->row.timeUs; });
+    const std::size_t n = group.size();
+    Measurement m = *group[(n - 1) / 2];
+    const double time = n % 2 == 1 ? m.row.timeUs : (m.row.timeUs + group[n / 2]->row.timeUs) / 2;
+    if (time > 0 && m.row.timeUs > 0) {
+      m.row.algbwGBps *= m.row.timeUs / time;
+      m.row.busbwGBps *= m.row.timeUs / time;
+    }
+    m.row.timeUs = time;
+    m.source = same[key].front()->source;
+    m.repeats = static_cast<int>(n);
+    merged.push_back(std::move(m));
+  }
+  return merged;
+}
+
+std::string repeatsNote(const std::vector<Measurement>& rows) {
+  int fewest = 0, most = 0;
+  for (const Measurement& m : rows) {
+    fewest = fewest == 0 ? m.repeats : std::min(fewest, m.repeats);
+    most = std::max(most, m.repeats);
+  }
+  if (most <= 1) return "";
+  return fewest == most ? ", each the median of " + std::to_string(most) + " launches"
+                        : ", each the median of " + std::to_string(fewest) + " to " + std::to_string(most) + " launches";
 }
 
 std::vector<Measurement> selectMeasurements(const std::vector<Measurement>& all, const std::vector<int>& ranks, double minBytes) {

@@ -37,7 +37,8 @@ SharedMemoryView sharedView(const Plan& plan, const Shape& shape, const Pricing&
   return {ranksPerCore, g > pricing.cores, cacheShares(pricing, plan.workingSetBytes, ranksPerCore, g)};
 }
 
-// The busiest core serves ceil(copiers / cores) ranks' copies one after another.
+// The busiest core serves ceil(copiers / cores) ranks' copies one after another; oversubscribed,
+// it also schedules that many ranks in each step (the oversubscribed latency is paid per rank).
 double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   const int copiers = std::min(std::max(t.copiers, 1), shape.perNode());
   return std::ceil(static_cast<double>(copiers) / pricing.cores);
@@ -145,7 +146,7 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
       if (t.link == LinkClass::Local) {
         latency += t.steps * link.latencyUs;  // a device copy's fixed cost (0 on shared memory: a memcpy)
       } else {
-        latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs : 0.0) +
+        latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * coreLoad(t, shape, pricing) : 0.0) +
                               (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0));
         if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
       }
@@ -166,7 +167,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
       if (t.link != LinkClass::Local) {  // a rank's own copies have no messages (priceUs)
         f.x[0] += t.steps;
-        if (shm.oversubscribed) f.x[1] += t.steps;
+        if (shm.oversubscribed) f.x[1] += t.steps * coreLoad(t, shape, pricing);
         f.x[1] += sharedDeviceSteps(t, shape, pricing);
         if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += t.steps;
       }

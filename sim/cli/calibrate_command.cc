@@ -74,8 +74,8 @@ int run(const CalibrateOptions& o) {
   const CalibrationReport report = calibrate(base, rows);
   if (report.groups.empty()) throw InputError("none of the rows could be fitted: " + (report.notes.empty() ? std::string() : report.notes.front()));
 
-  std::string text = fmt::format("# ccsim calibrate: {} rows from {} file{} on cluster '{}'\n", rows.size(), o.inputs.size(),
-                                 o.inputs.size() == 1 ? "" : "s", base.name);
+  std::string text = fmt::format("# ccsim calibrate: {} rows{} from {} file{} on cluster '{}'\n", rows.size(), repeatsNote(rows),
+                                 o.inputs.size(), o.inputs.size() == 1 ? "" : "s", base.name);
   text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>10} {:>18} {:>6} {:>8} {:>8}\n", "impl", "collective",
                       "algo", "place", "link", "rows", "lat(us)", "over(us)", "rdv(us)", "call(us)", "bw(GB/s)", "L2/L3 bw (GB/s)", "R2", "med|%|",
                       "max|%|");

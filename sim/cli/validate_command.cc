@@ -29,7 +29,7 @@ int run(const ValidateOptions& o) {
   if (!o.jsonPath.empty()) results::checkWritable(o.jsonPath);
   const ValidationReport report = validate(cluster, rows);
 
-  std::string text = fmt::format("# ccsim validate: {} rows against cluster '{}'\n", report.rows.size(), cluster.name);
+  std::string text = fmt::format("# ccsim validate: {} rows{} against cluster '{}'\n", report.rows.size(), repeatsNote(rows), cluster.name);
   if (!o.summaryOnly) {
     text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:>5} {:>12} {:>12} {:>12} {:>9} {:>6}  {}\n", "impl", "collective", "algo",
                         "place", "ranks", "size(B)", "meas(us)", "pred(us)", "error%", "calib", "predicted as");

@@ -4,6 +4,7 @@
 #include "sim/calibrate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <utility>
 
@@ -48,12 +49,17 @@ std::vector<Measurement> synthetic(const Cluster& truth, Collective c, const std
   return rows;
 }
 
-TEST(Calibrate, RecoversTheParametersOfAPortFabric) {
+// Ring all_gather rows at 2, 4 and 8 GPUs on a port fabric of 2.5 us and 300 GB/s.
+std::vector<Measurement> portFabricRows() {
   Cluster truth = loadCluster("dgx-h100");
   truth.intra.latencyUs = 2.5;
   truth.intra.bandwidthGBps = 300;
   truth.intra.efficiency = 1;
-  const auto rows = synthetic(truth, Collective::AllGather, "ring", {2, 4, 8});
+  return synthetic(truth, Collective::AllGather, "ring", {2, 4, 8});
+}
+
+TEST(Calibrate, RecoversTheParametersOfAPortFabric) {
+  const auto rows = portFabricRows();
   const CalibrationReport report = calibrate(loadCluster("dgx-h100"), rows);
   ASSERT_EQ(report.groups.size(), 1u);
   EXPECT_NEAR(report.groups[0].latencyUs, 2.5, 1e-6);
@@ -140,6 +146,28 @@ TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
   ASSERT_EQ(g.cacheBandwidthGBps.size(), 2u);
   EXPECT_NEAR(g.cacheBandwidthGBps[0], 12, 1e-4);
   EXPECT_NEAR(g.cacheBandwidthGBps[1], 8, 1e-4);
+}
+
+// Oversubscribed ranks on shared memory: each step pays the oversubscribed latency once per rank
+// of the busiest core among those the step keeps busy (Transfer::copiers), since that core runs
+// them one after another. The ring keeps every rank busy (3 ranks on 2 cores: 2 on a core; 5:
+// 3); recursive doubling at 3 ranks folds one pair and exchanges between 2 (1 on a core), at 5
+// exchanges among 4 (2 on a core) between the folds.
+TEST(Calibrate, OversubscribedStepsPayPerRankOfTheBusiestCore) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.latencyUs = 0.5;
+  c.intra.oversubscribedLatencyUs = 1;
+  c.intra.rendezvousLatencyUs = 0;
+  auto smallUs = [&](Collective coll, const char* algo, int n) {
+    Cluster shaped = c;
+    reshape(shaped, 1, n);
+    return Predictor(shaped).predict(Query{coll, algo, 8, n, 1, false, "synthetic", 1}).timeUs;
+  };
+  EXPECT_NEAR(smallUs(Collective::AllGather, "ring", 2), 1 * 0.5, 0.05);            // not oversubscribed
+  EXPECT_NEAR(smallUs(Collective::AllGather, "ring", 3), 2 * (0.5 + 2 * 1), 0.05);  // n - 1 steps
+  EXPECT_NEAR(smallUs(Collective::AllGather, "ring", 5), 4 * (0.5 + 3 * 1), 0.05);
+  EXPECT_NEAR(smallUs(Collective::AllReduce, "rd", 3), 3 * (0.5 + 1 * 1), 0.05);
+  EXPECT_NEAR(smallUs(Collective::AllReduce, "rd", 5), 2 * (0.5 + 1 * 1) + 2 * (0.5 + 2 * 1), 0.05);
 }
 
 // A step pays the rendezvous exactly when its message reaches the eager limit: a 2-rank ring
@@ -390,6 +418,53 @@ TEST(Calibrate, ReadsNcclTestsLogsAndJson) {
     }
   }
   EXPECT_TRUE(sawOutOfPlace);
+}
+
+// A size measured in several launches is read as their median (mergeRepeats): three launches of
+// each row, one of them 2.5x slower (a slow spell of the host), fit the same parameters as one
+// clean launch, where fitting every launch as its own row does not; two launches give the mean of
+// the pair, bandwidths scaled to the median time; rows that differ in place stay apart.
+TEST(Calibrate, RepeatedLaunchesAreReadAsTheirMedian) {
+  const auto clean = portFabricRows();
+  std::vector<Measurement> launches;
+  for (double slowdown : {1.0, 2.5, 1.0}) {
+    for (Measurement m : clean) {
+      m.row.timeUs *= slowdown;
+      launches.push_back(m);
+    }
+  }
+  const std::vector<Measurement> merged = mergeRepeats(launches);
+  ASSERT_EQ(merged.size(), clean.size());
+  for (std::size_t i = 0; i < clean.size(); ++i) {
+    EXPECT_EQ(merged[i].repeats, 3);
+    EXPECT_DOUBLE_EQ(merged[i].row.timeUs, clean[i].row.timeUs);
+    EXPECT_EQ(merged[i].row.sizeBytes, clean[i].row.sizeBytes);
+  }
+  EXPECT_EQ(repeatsNote(merged), ", each the median of 3 launches");
+  EXPECT_EQ(repeatsNote(clean), "");
+  const CalibrationReport fitted = calibrate(loadCluster("dgx-h100"), merged);
+  ASSERT_EQ(fitted.groups.size(), 1u);
+  EXPECT_NEAR(fitted.groups[0].bandwidthGBps, 300, 1e-6);
+  EXPECT_NEAR(fitted.groups[0].latencyUs, 2.5, 1e-6);
+  const CalibrationReport everyLaunch = calibrate(loadCluster("dgx-h100"), launches);
+  ASSERT_EQ(everyLaunch.groups.size(), 1u);
+  EXPECT_GT(std::abs(everyLaunch.groups[0].bandwidthGBps - 300), 15);  // 5% off
+  EXPECT_LT(validate(fitted.fitted, clean).ranges[5].maxAbsErrorPct, 1e-6);
+  EXPECT_GT(validate(everyLaunch.fitted, clean).ranges[5].medianAbsErrorPct, 5);
+
+  Measurement a = clean.front(), b = clean.front(), other = clean.front();
+  a.row.timeUs = 10;
+  a.row.algbwGBps = 2;
+  b.row.timeUs = 20;
+  b.row.algbwGBps = 1;
+  other.row.inPlace = !other.row.inPlace;
+  const std::vector<Measurement> pair = mergeRepeats({b, other, a});
+  ASSERT_EQ(pair.size(), 2u);
+  EXPECT_DOUBLE_EQ(pair[0].row.timeUs, 15);
+  EXPECT_DOUBLE_EQ(pair[0].row.algbwGBps, 2.0 * 10 / 15);
+  EXPECT_EQ(pair[0].repeats, 2);
+  EXPECT_EQ(pair[1].repeats, 1);
+  EXPECT_EQ(pair[1].row.inPlace, other.row.inPlace);
 }
 
 TEST(Calibrate, TooFewRowsAreReportedNotFitted) {
