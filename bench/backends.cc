@@ -54,8 +54,10 @@ class MpiBackend final : public Backend {
 class HostAlgorithmBackend final : public Backend {
  public:
   HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms, std::unique_ptr<ShmSegment> segment,
-                       std::unique_ptr<Transport> transport, std::string_view over)
+                       std::unique_ptr<Transport> transport, std::string_view over, std::size_t singleCopyBytes = 0)
       : Backend(std::string(kOwnBackend), fmt::format("cclab {} {}, {} chunks", algorithms.label, over, describeBytes(o.chunkBytes))),
+        transportName_(segment ? "shm" : "mpi"),
+        singleCopyBytes_(singleCopyBytes),
         segment_(std::move(segment)),
         transport_(std::move(transport)),
         communicator_(*transport_, hostDevice(), std::move(algorithms.chooser), o.chunkBytes) {
@@ -65,8 +67,14 @@ class HostAlgorithmBackend final : public Backend {
   Device& device(int) override { return hostDevice(); }
   std::unique_ptr<Checker> checker(const CheckSpec& spec, int) override { return std::make_unique<verify::Verifier>(spec); }
   Timing& timing() override { return hostClock(); }
+  void describe(results::RunInfo& run) const override {
+    run.config[results::kTransportKey] = transportName_;
+    if (segment_) run.config[results::kShmSingleCopyKey] = singleCopyBytes_;
+  }
 
  private:
+  std::string transportName_;     // "shm" (segment_ holds its channels) or "mpi"
+  std::size_t singleCopyBytes_;   // shm: messages from this size are read in one copy (0: none)
   std::unique_ptr<ShmSegment> segment_;  // outlives the transport that lives in it
   std::unique_ptr<Transport> transport_;
   AlgorithmCommunicator communicator_;
@@ -132,7 +140,8 @@ std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& requested) {
   auto transport = std::make_unique<ShmTransport>(segment->data(), rank, ranks, singleCopy);
   return std::make_unique<HostAlgorithmBackend>(
       options, cclabAlgorithms(options, localInfo().cpuModel, false), std::move(segment), std::move(transport),
-      singleCopy > 0 ? fmt::format("through shared memory, one copy from {}", describeBytes(singleCopy)) : std::string("through shared memory"));
+      singleCopy > 0 ? fmt::format("through shared memory, one copy from {}", describeBytes(singleCopy)) : std::string("through shared memory"),
+      singleCopy);
 }
 
 }  // namespace

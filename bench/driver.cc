@@ -500,7 +500,6 @@ results::RunInfo Driver::runInfo() {
   run.mpiVersion = mpiVersion_;
   run.ranks = placement_;
   results::summarizeRanks(run);
-  for (const auto& backend : backends_) backend->describe(run);
   static constexpr const char* kAverage[] = {"rank0", "mean", "min", "max"};
   run.config = {{"min_bytes", options_.sweep.minBytes},
                 {"max_bytes", options_.sweep.maxBytes},
@@ -522,6 +521,7 @@ results::RunInfo Driver::runInfo() {
                 {"graph_launches", options_.graphLaunches},
                 {"per_iter_timing", options_.perIterTiming}};
   if (options_.ranksPerNode > 0) run.config[results::kRanksPerNodeKey] = options_.ranksPerNode;
+  for (const auto& backend : backends_) backend->describe(run);  // after the config: backends add to it
   return run;
 }
 

@@ -97,6 +97,16 @@ std::optional<PredictionConfig> predictionConfig(const RunInfo& run);
 inline constexpr const char* kRanksPerNodeKey = "ranks_per_node";
 int emulatedRanksPerNode(const RunInfo& run);
 
+// The transport ccbench's cclab backend ran its CPU algorithms over ("shm" or "mpi", --transport
+// as resolved), recorded in RunInfo::config as kTransportKey, and over "shm" the size from which
+// a message is read in one copy (kShmSingleCopyKey; 0: none).
+inline constexpr const char* kTransportKey = "transport";
+inline constexpr const char* kShmSingleCopyKey = "shm_single_copy_bytes";
+// The copies a large message takes on that transport: 2 over "shm" without single copies (into
+// the shared slots, out of them), 1 over "mpi" (Open MPI's shared-memory transport: the receiver
+// copies through CMA) or with them; 0 where the run recorded no transport.
+int cclabCopiesPerMessage(const RunInfo& run);
+
 struct ResultsFile {
   RunInfo run;
   std::vector<Row> rows;

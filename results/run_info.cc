@@ -57,6 +57,16 @@ std::optional<PredictionConfig> predictionConfig(const RunInfo& run) {
   return c;
 }
 
+int cclabCopiesPerMessage(const RunInfo& run) {
+  if (run.tool != "ccbench" || !run.config.is_object()) return 0;
+  const auto transport = run.config.find(kTransportKey);
+  if (transport == run.config.end() || !transport->is_string()) return 0;
+  if (*transport == "mpi") return 1;
+  if (*transport != "shm") return 0;
+  const auto singleCopy = run.config.find(kShmSingleCopyKey);
+  return singleCopy != run.config.end() && singleCopy->is_number() && singleCopy->get<double>() > 0 ? 1 : 2;
+}
+
 int emulatedRanksPerNode(const RunInfo& run) {
   if (run.tool != "ccbench" || !run.config.is_object()) return 0;
   const auto it = run.config.find(kRanksPerNodeKey);

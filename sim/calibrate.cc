@@ -249,6 +249,15 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
   CalibrationReport report;
   // 0. A GPU's device copies first: the groups take them off their rows.
   Cluster base = described;
+  // cclab's transport on shared memory, as its runs recorded it: its copies per message price
+  // one-way transfers (a fold), which no row at 2 and 4 ranks has for the fit to see.
+  if (base.intra.kind == FabricKind::SharedMemory) {
+    std::set<int> copies;
+    for (const Measurement& m : rows) {
+      if (m.copiesPerMessage > 0) copies.insert(m.copiesPerMessage);
+    }
+    if (copies.size() == 1) base.intra.copiesPerMessage = *copies.begin();
+  }
   report.copyFit = fitCopies(described, rows);
   if (report.copyFit.pairs > 0) {
     base.gpu.copyLatencyUs = report.copyFit.latencyUs;

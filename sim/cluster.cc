@@ -121,6 +121,8 @@ IntraNode readIntra(const JsonReader& in) {
     intra.cores = wholePositive(in, "cores");
     intra.eagerLimitBytes = in.positive("eager_limit_bytes", 0.0, true);
     intra.rendezvousLatencyUs = in.positive("rendezvous_latency_us", 0.0, true);
+    intra.copiesPerMessage = static_cast<int>(in.get<std::int64_t>("copies_per_message", 1));
+    if (intra.copiesPerMessage != 1 && intra.copiesPerMessage != 2) in.fail("copies_per_message", "must be 1 or 2");
     if (in.has("caches")) {
       for (std::size_t i = 0; i < in.array("caches").size(); ++i) {
         const JsonReader level = in.element("caches", i);
@@ -284,6 +286,7 @@ Json toJson(const Cluster& cluster) {
   }
   if (cluster.intra.kind == FabricKind::SharedMemory) {
     if (cluster.intra.eagerLimitBytes > 0) intra["rendezvous_latency_us"] = cluster.intra.rendezvousLatencyUs;
+    if (cluster.intra.copiesPerMessage != 1) intra["copies_per_message"] = cluster.intra.copiesPerMessage;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;
     }

@@ -83,6 +83,11 @@ struct IntraNode {
   // such step paying rendezvousLatencyUs more. 0: one protocol at every size.
   double eagerLimitBytes = 0;
   double rendezvousLatencyUs = 0;
+  // Shared memory: copies a message takes. 1: the receiver copies out of the sender's memory (Open
+  // MPI's CMA); 2: the sender copies into shared slots and the receiver out of them, on their own
+  // cores at once (cclab's shared-memory transport), so a one-way transfer costs each core half of
+  // what a swap does. `ccsim calibrate` sets it from the runs it fits (results config `transport`).
+  int copiesPerMessage = 1;
 };
 
 struct Nics {

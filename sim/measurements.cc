@@ -5,6 +5,8 @@
 #include <tuple>
 #include <utility>
 
+#include "collectives/algorithms/algorithms.h"
+
 namespace cclab::sim {
 namespace {
 
@@ -29,22 +31,23 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths)
     const int nodes = std::max(1, imported.file.run.nodes);
     const int perDevice = ranksPerDevice(imported.file.run);
     const int emulatedPerNode = results::emulatedRanksPerNode(imported.file.run);
+    const int copies = results::cclabCopiesPerMessage(imported.file.run);
     for (const auto& row : imported.file.rows) {
       if (row.backend == results::kPredictedBackend) continue;
       if (row.sizeBytes == 0) continue;
       all.push_back(Measurement{row, std::min(nodes, std::max(1, row.nranks)), std::min(perDevice, std::max(1, row.nranks)),
-                                emulatedPerNode, path});
+                                emulatedPerNode, row.backend == kOwnBackend ? copies : 0, path});
     }
   }
   return mergeRepeats(all);
 }
 
 std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows) {
-  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int>;
+  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int>;
   auto keyOf = [](const Measurement& m) {
     const results::Row& r = m.row;
     return Key{r.backend, r.algo, static_cast<int>(r.collective), static_cast<int>(r.dtype), r.op ? static_cast<int>(*r.op) : -1,
-               r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode};
+               r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, m.copiesPerMessage};
   };
   std::map<Key, std::vector<const Measurement*>> same;
   std::vector<Key> order;

@@ -15,6 +15,7 @@ struct Measurement {
   int nodes = 1;       // of the run the row came from
   int perDevice = 1;   // the most ranks of that run on one GPU (several: they shared it, as under MPS)
   int emulatedPerNode = 0;  // ccbench --ranks-per-node of that run (Shape::emulatedPerNode); 0: none
+  int copiesPerMessage = 0; // cclab's rows: copies per message of the transport it ran over (results::cclabCopiesPerMessage); 0: unknown
   std::string source;  // the file (the first, for a median of several)
   int repeats = 1;     // rows this one is the median of (mergeRepeats)
 };
@@ -27,7 +28,7 @@ struct Measurement {
 std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths);
 
 // Rows that measured the same thing (backend, algorithm, collective, datatype, op, root, place,
-// ranks, size, and the run's placement), in several files or ccbench -N passes, become one row
+// ranks, size, and the run's placement and transport), in several files or ccbench -N passes, become one row
 // whose time is their median (the mean of the middle two for an even count; bandwidths scaled to
 // match), in the order each first appears. One launch that fell in a slow spell of the host
 // then moves neither a fit nor a check, as nccl-tests users take the median of repeated runs.

@@ -40,6 +40,10 @@ struct Transfer {
   int copiers = 0;        // ranks of a node copying at once (shared memory: they share the cores; a shared GPU: its queues)
   bool allPairs = false;  // traffic to many peers at once (PCIe: shares a switch's uplink)
   bool nvls = false;      // NVLink SHARP: priced at the fabric's NVLS efficiency
+  // Each rank of the transfer sends or receives, not both (a fold into the power of two): on a
+  // shared-memory transport of two copies per message the sender's and receiver's cores split
+  // the work, half of what each does in a swap (IntraNode::copiesPerMessage).
+  bool oneWay = false;
   // Shared memory: a receiver copies what it receives (single-copy CMA), so a fan-out costs the
   // receivers, in parallel, not the sender's port. When > 0, the bytes one receiver copies on the
   // critical path, priced there in place of `bytes`.

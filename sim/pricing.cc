@@ -65,7 +65,7 @@ double deviceBytes(const Transfer& t, const Shape& shape, const Pricing& pricing
 double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing, const SharedMemoryView& shm) {
   const LinkPrice& link = pricing.link(t.link);
   if (pricing.sharedMemory && t.link != LinkClass::Inter) {
-    const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing);
+    const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
     double us = bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)] * kUsPerByteAt1GBps / link.bandwidthGBps;
     for (int l = 0; l < pricing.cacheLevels; ++l) {
       us += bytes * shm.shares[static_cast<std::size_t>(l)] * kUsPerByteAt1GBps / link.cacheGBps[static_cast<std::size_t>(l)];
@@ -115,6 +115,7 @@ Pricing basePricing(const Cluster& c) {
     p.cores = c.intra.cores;
     p.intra.rendezvousLatencyUs = c.intra.rendezvousLatencyUs;
     p.eagerLimitBytes = c.intra.eagerLimitBytes;
+    p.copiesPerMessage = c.intra.copiesPerMessage;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
     for (int l = 0; l < p.cacheLevels; ++l) {
       const CacheLevel& level = c.intra.caches[static_cast<std::size_t>(l)];
@@ -179,7 +180,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
         f.x[2] += deviceBytes(t, shape, pricing) / factor;
         continue;
       }
-      const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing);
+      const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
       f.x[2] += bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)];
       for (int l = 0; l < pricing.cacheLevels; ++l) {
         f.x[static_cast<std::size_t>(Features::kCacheTerm + l)] += bytes * shm.shares[static_cast<std::size_t>(l)];

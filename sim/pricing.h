@@ -36,6 +36,11 @@ struct Pricing {
   std::array<bool, 3> cachePerCore{};
   int cacheLevels = 0;
   double eagerLimitBytes = 0;  // 0: no rendezvous protocol
+  int copiesPerMessage = 1;    // IntraNode::copiesPerMessage
+
+  // The share of a shared-memory transfer's bytes each core copies: half for a one-way transfer
+  // on a transport of two copies per message (sender and receiver copy on their own cores).
+  double coreCopyShare(const Transfer& t) const { return t.oneWay && copiesPerMessage == 2 ? 0.5 : 1.0; }
 
   // Whether a transfer's messages (its bytes over its steps) take the rendezvous protocol.
   bool rendezvous(const Transfer& t) const {

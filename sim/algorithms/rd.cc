@@ -25,7 +25,9 @@ bool planRd(Collective c, const Shape& s, double bytes, Plan& plan) {
   if (!isPowerOfTwo(n)) {
     // Fold the extra ranks in and out: the whole buffer one way each time, n - pof2 pairs at once
     // (their own phase: the other ranks wait, and a shared GPU queues only those copies).
-    plan.addPhase().add({LinkClass::Intra, 2, 2 * bytes, n - pof2}).reduceBytes = bytes;
+    Transfer fold{LinkClass::Intra, 2, 2 * bytes, n - pof2};
+    fold.oneWay = true;
+    plan.addPhase().add(fold).reduceBytes = bytes;
   }
   return true;
 }

@@ -36,7 +36,9 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
   if (c != Collective::AllGather) phase.reduceBytes = static_cast<double>(n - 1) / n * bytes;
   if (!isPowerOfTwo(n)) {
     // Fold the extra ranks in and out, n - pof2 pairs at once (their own phase, as rd's).
-    plan.addPhase().add({LinkClass::Intra, 2, c == Collective::AllReduce ? 2 * bytes : bytes + bytes / n, n - pof2});
+    Transfer fold{LinkClass::Intra, 2, c == Collective::AllReduce ? 2 * bytes : bytes + bytes / n, n - pof2};
+    fold.oneWay = true;
+    plan.addPhase().add(fold);
   }
   return true;
 }

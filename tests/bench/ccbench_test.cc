@@ -242,15 +242,32 @@ TEST_F(Ccbench, AutoNamesTheAlgorithmEachSizeRan) {
 }
 
 // Nodes emulated on one host (--ranks-per-node) are recorded, so that ccsim calibrate and
-// validate price the hierarchical algorithm on the groups it ran on.
-TEST_F(Ccbench, RecordsTheEmulatedNodesOfAHierarchicalRun) {
+// validate price the hierarchical algorithm on the groups it ran on; so is the transport cclab
+// ran over (the default on one host: shared memory, every message through the slots: two copies
+// a message; over MPI: one), which prices one-way transfers.
+TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   const std::string json = (dir_ / "hier.json").string();
   const Outcome run = ccbench(4, "all_reduce --backend cclab --algo hier --ranks-per-node 2 -b 1K -e 4K -f 4 -n 2 -w 0 -c 1 -J " + json);
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const results::Import file = results::readResults(json);
   EXPECT_EQ(results::emulatedRanksPerNode(file.file.run), 2);
+  EXPECT_EQ(file.file.run.config.at(results::kTransportKey), "shm");
+  EXPECT_EQ(file.file.run.config.at(results::kShmSingleCopyKey), 0);
+  EXPECT_EQ(results::cclabCopiesPerMessage(file.file.run), 2);
   ASSERT_FALSE(file.file.rows.empty());
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0);
+  const Outcome singleCopy = ccbench(2, "all_reduce --backend cclab --shm-single-copy 1K -b 1K -e 1K -n 1 -w 0 -J " + json);
+  ASSERT_EQ(singleCopy.exitCode, 0) << singleCopy.err;
+  EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 1);
+  const Outcome overMpi = ccbench(2, "all_reduce --backend cclab --transport mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
+  ASSERT_EQ(overMpi.exitCode, 0) << overMpi.err;
+  const results::RunInfo mpiRun = results::readResults(json).file.run;
+  EXPECT_EQ(mpiRun.config.at(results::kTransportKey), "mpi");
+  EXPECT_FALSE(mpiRun.config.contains(results::kShmSingleCopyKey));
+  EXPECT_EQ(results::cclabCopiesPerMessage(mpiRun), 1);
+  const Outcome libraryOnly = ccbench(2, "all_reduce --backend mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
+  ASSERT_EQ(libraryOnly.exitCode, 0) << libraryOnly.err;
+  EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 0);  // no cclab: no transport
 }
 
 // --transport auto (the default): shared memory when every rank runs on one host, MPI

@@ -170,6 +170,34 @@ TEST(Calibrate, OversubscribedStepsPayPerRankOfTheBusiestCore) {
   EXPECT_NEAR(smallUs(Collective::AllReduce, "rd", 5), 2 * (0.5 + 1 * 1) + 2 * (0.5 + 2 * 1), 0.05);
 }
 
+// A fold into the power of two is one-way: on a transport of two copies a message (cclab's shared
+// memory: the sender's core copies into the slots while the receiver's copies out) each core does
+// half of a swap's copying; with one copy (the receiver's, through CMA) it does all of it. So rd
+// all_reduce of 16 MiB at 3 ranks is cheaper with two copies a message, at 4 ranks (no fold) the
+// same. ccsim calibrate takes the copies from the runs (Measurement::copiesPerMessage) when they
+// agree.
+TEST(Calibrate, OneWayFoldsCostEachCoreHalfOnATransportOfTwoCopies) {
+  Cluster one = loadCluster("cpu-2core-amd-epyc");
+  ASSERT_EQ(one.intra.copiesPerMessage, 1);
+  Cluster two = one;
+  two.intra.copiesPerMessage = 2;
+  auto largeUs = [](Cluster c, int n) {
+    reshape(c, 1, n);
+    return Predictor(c).predict(Query{Collective::AllReduce, "rd", 16.0 * 1024 * 1024, n, 1, false, "synthetic", 1}).timeUs;
+  };
+  EXPECT_LT(largeUs(two, 3), 0.9 * largeUs(one, 3));
+  EXPECT_LT(largeUs(two, 5), 0.95 * largeUs(one, 5));
+  EXPECT_DOUBLE_EQ(largeUs(two, 4), largeUs(one, 4));
+  EXPECT_EQ(clusterFromJson(toJson(two), "test").intra.copiesPerMessage, 2);  // written and read back
+
+  std::vector<Measurement> rows = synthetic(two, Collective::AllReduce, "rd", {2, 4});
+  EXPECT_EQ(calibrate(one, rows).fitted.intra.copiesPerMessage, 1);  // the runs did not say
+  for (Measurement& m : rows) m.copiesPerMessage = 2;
+  EXPECT_EQ(calibrate(one, rows).fitted.intra.copiesPerMessage, 2);
+  rows.front().copiesPerMessage = 1;  // runs over both transports: the description's own
+  EXPECT_EQ(calibrate(one, rows).fitted.intra.copiesPerMessage, 1);
+}
+
 // A step pays the rendezvous exactly when its message reaches the eager limit: a 2-rank ring
 // all_gather sends half the buffer per step.
 TEST(Calibrate, TheRendezvousStartsAtTheEagerLimit) {
