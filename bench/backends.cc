@@ -56,7 +56,6 @@ class HostAlgorithmBackend final : public Backend {
   HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms, std::unique_ptr<ShmSegment> segment,
                        std::unique_ptr<Transport> transport, std::string_view over, std::size_t singleCopyBytes = 0)
       : Backend(std::string(kOwnBackend), fmt::format("cclab {} {}, {} chunks", algorithms.label, over, describeBytes(o.chunkBytes))),
-        transportName_(segment ? "shm" : "mpi"),
         singleCopyBytes_(singleCopyBytes),
         segment_(std::move(segment)),
         transport_(std::move(transport)),
@@ -68,14 +67,13 @@ class HostAlgorithmBackend final : public Backend {
   std::unique_ptr<Checker> checker(const CheckSpec& spec, int) override { return std::make_unique<verify::Verifier>(spec); }
   Timing& timing() override { return hostClock(); }
   void describe(results::RunInfo& run) const override {
-    run.config[results::kTransportKey] = transportName_;
+    run.config[results::kTransportKey] = segment_ ? "shm" : "mpi";
     if (segment_) run.config[results::kShmSingleCopyKey] = singleCopyBytes_;
   }
 
  private:
-  std::string transportName_;     // "shm" (segment_ holds its channels) or "mpi"
   std::size_t singleCopyBytes_;   // shm: messages from this size are read in one copy (0: none)
-  std::unique_ptr<ShmSegment> segment_;  // outlives the transport that lives in it
+  std::unique_ptr<ShmSegment> segment_;  // outlives the transport that lives in it; null: over MPI
   std::unique_ptr<Transport> transport_;
   AlgorithmCommunicator communicator_;
 };

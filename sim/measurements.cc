@@ -5,7 +5,10 @@
 #include <tuple>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/errors.h"
 
 namespace cclab::sim {
 namespace {
@@ -24,7 +27,13 @@ int ranksPerDevice(const results::RunInfo& run) {
 
 }  // namespace
 
-std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths) {
+Launches parseLaunches(const std::string& text, const std::string& flag) {
+  if (text == "fastest") return Launches::Fastest;
+  if (text == "median") return Launches::Median;
+  throw InputError(fmt::format("{} must be fastest or median (got '{}')", flag, text));
+}
+
+std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths, Launches launches) {
   std::vector<Measurement> all;
   for (const auto& path : paths) {
     const results::Import imported = results::readResults(path);
@@ -39,10 +48,10 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths)
                                 emulatedPerNode, row.backend == kOwnBackend ? copies : 0, path});
     }
   }
-  return mergeRepeats(all);
+  return mergeRepeats(all, launches);
 }
 
-std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows) {
+std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows, Launches launches) {
   using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int>;
   auto keyOf = [](const Measurement& m) {
     const results::Row& r = m.row;
@@ -62,8 +71,9 @@ std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows) {
     std::vector<const Measurement*> group = same[key];
     std::sort(group.begin(), group.end(), [](const Measurement* a, const Measurement* b) { return a->row.timeUs < b->row.timeUs; });
     const std::size_t n = group.size();
-    Measurement m = *group[(n - 1) / 2];
-    const double time = n % 2 == 1 ? m.row.timeUs : (m.row.timeUs + group[n / 2]->row.timeUs) / 2;
+    const bool fastest = launches == Launches::Fastest;
+    Measurement m = *group[fastest ? 0 : (n - 1) / 2];
+    const double time = fastest || n % 2 == 1 ? m.row.timeUs : (m.row.timeUs + group[n / 2]->row.timeUs) / 2;
     if (time > 0 && m.row.timeUs > 0) {
       m.row.algbwGBps *= m.row.timeUs / time;
       m.row.busbwGBps *= m.row.timeUs / time;
@@ -76,15 +86,15 @@ std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows) {
   return merged;
 }
 
-std::string repeatsNote(const std::vector<Measurement>& rows) {
+std::string repeatsNote(const std::vector<Measurement>& rows, Launches launches) {
   int fewest = 0, most = 0;
   for (const Measurement& m : rows) {
     fewest = fewest == 0 ? m.repeats : std::min(fewest, m.repeats);
     most = std::max(most, m.repeats);
   }
   if (most <= 1) return "";
-  return fewest == most ? ", each the median of " + std::to_string(most) + " launches"
-                        : ", each the median of " + std::to_string(fewest) + " to " + std::to_string(most) + " launches";
+  const std::string which = launches == Launches::Fastest ? ", each the fastest of " : ", each the median of ";
+  return which + (fewest == most ? std::to_string(most) : std::to_string(fewest) + " to " + std::to_string(most)) + " launches";
 }
 
 std::vector<Measurement> selectMeasurements(const std::vector<Measurement>& all, const std::vector<int>& ranks, double minBytes) {

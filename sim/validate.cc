@@ -76,7 +76,7 @@ results::Json toJson(const ValidationReport& report) {
                     {"nodes", v.measurement->nodes},
                     {"size_bytes", r.sizeBytes},
                     {"measured_time_us", r.timeUs},
-                    {"measured_launches", v.measurement->repeats},  // the median of these (mergeRepeats)
+                    {"measured_launches", v.measurement->repeats},  // launches this row stands for (mergeRepeats)
                     {"predicted_time_us", v.predictedUs},
                     {"predicted_algo", v.algo},
                     {"calibrated", v.calibrated},

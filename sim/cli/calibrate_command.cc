@@ -20,6 +20,7 @@ struct CalibrateOptions {
   std::vector<std::string> training;  // --training: measured steps that carry their settings
   int warmup = 1;
   std::string cluster, output, ranks, minBytes = "0";
+  std::string launches = "fastest";
 };
 
 // The step model's interference fitted to the training records, as text.
@@ -63,7 +64,7 @@ std::string matchPreset(const std::vector<Measurement>& rows) {
 int run(const CalibrateOptions& o) {
   if (o.inputs.empty() && o.training.empty()) throw InputError("give results files to fit the collectives, --training records to fit the step model, or both");
   if (o.inputs.empty()) return runTrainingOnly(o);
-  const std::vector<Measurement> all = loadMeasurements(o.inputs);
+  const std::vector<Measurement> all = loadMeasurements(o.inputs, parseLaunches(o.launches, "--launches"));
   const std::vector<Measurement> rows =
       selectMeasurements(all, o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
                          static_cast<double>(parseSize(o.minBytes, "--min-bytes")));
@@ -74,7 +75,7 @@ int run(const CalibrateOptions& o) {
   const CalibrationReport report = calibrate(base, rows);
   if (report.groups.empty()) throw InputError("none of the rows could be fitted: " + (report.notes.empty() ? std::string() : report.notes.front()));
 
-  std::string text = fmt::format("# ccsim calibrate: {} rows{} from {} file{} on cluster '{}'\n", rows.size(), repeatsNote(rows),
+  std::string text = fmt::format("# ccsim calibrate: {} rows{} from {} file{} on cluster '{}'\n", rows.size(), repeatsNote(rows, parseLaunches(o.launches, "--launches")),
                                  o.inputs.size(), o.inputs.size() == 1 ? "" : "s", base.name);
   text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>10} {:>18} {:>6} {:>8} {:>8}\n", "impl", "collective",
                       "algo", "place", "link", "rows", "lat(us)", "over(us)", "rdv(us)", "call(us)", "bw(GB/s)", "L2/L3 bw (GB/s)", "R2", "med|%|",
@@ -106,7 +107,6 @@ int run(const CalibrateOptions& o) {
     const StepFit fit = fitStepInterference(records, o.warmup);
     fitted.gpu.step.computeSlowdown = fitted.gpu.step.commSlowdown = fit.slowdown;
     fitted.gpu.step.oversubscriptionSlowdown = fit.oversubscription;
-  fitted.gpu.step.oversubscriptionSlowdown = fit.oversubscription;
     text += stepFitText(fit);
   }
   results::writeFileAtomically(o.output, results::dumpJson(toJson(fitted), 2) + "\n");
@@ -130,6 +130,9 @@ Run addCalibrateCommand(CLI::App& app) {
   cmd->add_option("--cluster", o->cluster, "the cluster measured (preset or file); default: the preset matching the results' device");
   cmd->add_option("--ranks", o->ranks, "fit only rows with these rank counts (e.g. 2,4)");
   cmd->add_option("--min-bytes", o->minBytes, "fit only rows at least this large")->capture_default_str();
+  cmd->add_option("--launches", o->launches,
+                  "a size measured in several launches (files, -N passes) counts as its fastest launch or their median")
+      ->capture_default_str();
   return [o] { return run(*o); };
 }
 

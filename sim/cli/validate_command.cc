@@ -17,19 +17,20 @@ namespace {
 struct ValidateOptions {
   std::vector<std::string> inputs;
   std::string cluster, ranks, minBytes = "0", jsonPath;
+  std::string launches = "fastest";
   bool summaryOnly = false;
 };
 
 int run(const ValidateOptions& o) {
   const Cluster cluster = loadCluster(o.cluster);
   const std::vector<Measurement> rows =
-      selectMeasurements(loadMeasurements(o.inputs), o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
+      selectMeasurements(loadMeasurements(o.inputs, parseLaunches(o.launches, "--launches")), o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
                          static_cast<double>(parseSize(o.minBytes, "--min-bytes")));
   if (rows.empty()) throw InputError("no measured rows to validate (check the files, --ranks and --min-bytes)");
   if (!o.jsonPath.empty()) results::checkWritable(o.jsonPath);
   const ValidationReport report = validate(cluster, rows);
 
-  std::string text = fmt::format("# ccsim validate: {} rows{} against cluster '{}'\n", report.rows.size(), repeatsNote(rows), cluster.name);
+  std::string text = fmt::format("# ccsim validate: {} rows{} against cluster '{}'\n", report.rows.size(), repeatsNote(rows, parseLaunches(o.launches, "--launches")), cluster.name);
   if (!o.summaryOnly) {
     text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:>5} {:>12} {:>12} {:>12} {:>9} {:>6}  {}\n", "impl", "collective", "algo",
                         "place", "ranks", "size(B)", "meas(us)", "pred(us)", "error%", "calib", "predicted as");
@@ -70,6 +71,9 @@ Run addValidateCommand(CLI::App& app) {
   cmd->add_option("--cluster", o->cluster, "the (calibrated) cluster: preset or file")->required();
   cmd->add_option("--ranks", o->ranks, "validate only rows with these rank counts (e.g. 3,5)");
   cmd->add_option("--min-bytes", o->minBytes, "validate only rows at least this large")->capture_default_str();
+  cmd->add_option("--launches", o->launches,
+                  "a size measured in several launches (files, -N passes) counts as its fastest launch or their median")
+      ->capture_default_str();
   cmd->add_option("--json", o->jsonPath, "also write the comparison as JSON");
   cmd->add_flag("--summary-only", o->summaryOnly, "print only the summary by size range");
   return [o] { return run(*o); };

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/errors.h"
 #include "sim/predictor.h"
 #include "sim/validate.h"
 
@@ -448,28 +449,33 @@ TEST(Calibrate, ReadsNcclTestsLogsAndJson) {
   EXPECT_TRUE(sawOutOfPlace);
 }
 
-// A size measured in several launches is read as their median (mergeRepeats): three launches of
-// each row, one of them 2.5x slower (a slow spell of the host), fit the same parameters as one
-// clean launch, where fitting every launch as its own row does not; two launches give the mean of
-// the pair, bandwidths scaled to the median time; rows that differ in place stay apart.
-TEST(Calibrate, RepeatedLaunchesAreReadAsTheirMedian) {
+// A size measured in several launches is read as its fastest launch (mergeRepeats): three
+// launches of each row, two of them slowed by the host (1.3x and 2.5x), fit the same parameters
+// as one clean launch, where fitting every launch as its own row does not and their median reads
+// the 1.3x launch; two launches give the faster (or, as the median, the mean of the pair),
+// bandwidths scaled to the time; rows that differ in place stay apart.
+TEST(Calibrate, RepeatedLaunchesAreReadAsTheFastest) {
   const auto clean = portFabricRows();
   std::vector<Measurement> launches;
-  for (double slowdown : {1.0, 2.5, 1.0}) {
+  for (double slowdown : {1.3, 2.5, 1.0}) {
     for (Measurement m : clean) {
       m.row.timeUs *= slowdown;
       launches.push_back(m);
     }
   }
   const std::vector<Measurement> merged = mergeRepeats(launches);
+  const std::vector<Measurement> medians = mergeRepeats(launches, Launches::Median);
   ASSERT_EQ(merged.size(), clean.size());
+  ASSERT_EQ(medians.size(), clean.size());
   for (std::size_t i = 0; i < clean.size(); ++i) {
     EXPECT_EQ(merged[i].repeats, 3);
     EXPECT_DOUBLE_EQ(merged[i].row.timeUs, clean[i].row.timeUs);
+    EXPECT_DOUBLE_EQ(medians[i].row.timeUs, 1.3 * clean[i].row.timeUs);
     EXPECT_EQ(merged[i].row.sizeBytes, clean[i].row.sizeBytes);
   }
-  EXPECT_EQ(repeatsNote(merged), ", each the median of 3 launches");
-  EXPECT_EQ(repeatsNote(clean), "");
+  EXPECT_EQ(repeatsNote(merged, Launches::Fastest), ", each the fastest of 3 launches");
+  EXPECT_EQ(repeatsNote(medians, Launches::Median), ", each the median of 3 launches");
+  EXPECT_EQ(repeatsNote(clean, Launches::Fastest), "");
   const CalibrationReport fitted = calibrate(loadCluster("dgx-h100"), merged);
   ASSERT_EQ(fitted.groups.size(), 1u);
   EXPECT_NEAR(fitted.groups[0].bandwidthGBps, 300, 1e-6);
@@ -479,6 +485,7 @@ TEST(Calibrate, RepeatedLaunchesAreReadAsTheirMedian) {
   EXPECT_GT(std::abs(everyLaunch.groups[0].bandwidthGBps - 300), 15);  // 5% off
   EXPECT_LT(validate(fitted.fitted, clean).ranges[5].maxAbsErrorPct, 1e-6);
   EXPECT_GT(validate(everyLaunch.fitted, clean).ranges[5].medianAbsErrorPct, 5);
+  EXPECT_GT(validate(calibrate(loadCluster("dgx-h100"), medians).fitted, clean).ranges[5].medianAbsErrorPct, 25);  // the 1.3x launch
 
   Measurement a = clean.front(), b = clean.front(), other = clean.front();
   a.row.timeUs = 10;
@@ -488,11 +495,16 @@ TEST(Calibrate, RepeatedLaunchesAreReadAsTheirMedian) {
   other.row.inPlace = !other.row.inPlace;
   const std::vector<Measurement> pair = mergeRepeats({b, other, a});
   ASSERT_EQ(pair.size(), 2u);
-  EXPECT_DOUBLE_EQ(pair[0].row.timeUs, 15);
-  EXPECT_DOUBLE_EQ(pair[0].row.algbwGBps, 2.0 * 10 / 15);
+  EXPECT_DOUBLE_EQ(pair[0].row.timeUs, 10);
+  EXPECT_DOUBLE_EQ(pair[0].row.algbwGBps, 2);
   EXPECT_EQ(pair[0].repeats, 2);
   EXPECT_EQ(pair[1].repeats, 1);
   EXPECT_EQ(pair[1].row.inPlace, other.row.inPlace);
+  const std::vector<Measurement> pairMedian = mergeRepeats({b, other, a}, Launches::Median);
+  EXPECT_DOUBLE_EQ(pairMedian[0].row.timeUs, 15);
+  EXPECT_DOUBLE_EQ(pairMedian[0].row.algbwGBps, 2.0 * 10 / 15);
+  EXPECT_THROW(parseLaunches("min", "--launches"), cclab::InputError);
+  EXPECT_EQ(parseLaunches("median", "--launches"), Launches::Median);
 }
 
 TEST(Calibrate, TooFewRowsAreReportedNotFitted) {
