@@ -106,6 +106,9 @@ inline constexpr const char* kShmSingleCopyKey = "shm_single_copy_bytes";
 // the shared slots, out of them), 1 over "mpi" (Open MPI's shared-memory transport: the receiver
 // copies through CMA) or with them; 0 where the run recorded no transport.
 int cclabCopiesPerMessage(const RunInfo& run);
+// Whether cclab's ranks gave up their cores while they waited: over "shm", whose ranks yield at
+// once when they outnumber the cores (Open MPI's spin in its progress loop first).
+bool cclabWaitingRanksYield(const RunInfo& run);
 
 struct ResultsFile {
   RunInfo run;

@@ -67,6 +67,12 @@ int cclabCopiesPerMessage(const RunInfo& run) {
   return singleCopy != run.config.end() && singleCopy->is_number() && singleCopy->get<double>() > 0 ? 1 : 2;
 }
 
+bool cclabWaitingRanksYield(const RunInfo& run) {
+  if (run.tool != "ccbench" || !run.config.is_object()) return false;
+  const auto transport = run.config.find(kTransportKey);
+  return transport != run.config.end() && transport->is_string() && *transport == "shm";
+}
+
 int emulatedRanksPerNode(const RunInfo& run) {
   if (run.tool != "ccbench" || !run.config.is_object()) return 0;
   const auto it = run.config.find(kRanksPerNodeKey);

@@ -253,10 +253,15 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
   // one-way transfers (a fold), which no row at 2 and 4 ranks has for the fit to see.
   if (base.intra.kind == FabricKind::SharedMemory) {
     std::set<int> copies;
+    std::set<bool> yields;
     for (const Measurement& m : rows) {
-      if (m.copiesPerMessage > 0) copies.insert(m.copiesPerMessage);
+      if (m.copiesPerMessage > 0) {
+        copies.insert(m.copiesPerMessage);
+        yields.insert(m.waitingRanksYield);
+      }
     }
     if (copies.size() == 1) base.intra.copiesPerMessage = *copies.begin();
+    if (yields.size() == 1) base.intra.waitingRanksYield = *yields.begin();
   }
   report.copyFit = fitCopies(described, rows);
   if (report.copyFit.pairs > 0) {

@@ -123,6 +123,7 @@ IntraNode readIntra(const JsonReader& in) {
     intra.rendezvousLatencyUs = in.positive("rendezvous_latency_us", 0.0, true);
     intra.copiesPerMessage = static_cast<int>(in.get<std::int64_t>("copies_per_message", 1));
     if (intra.copiesPerMessage != 1 && intra.copiesPerMessage != 2) in.fail("copies_per_message", "must be 1 or 2");
+    intra.waitingRanksYield = in.get<bool>("waiting_ranks_yield", false);
     if (in.has("caches")) {
       for (std::size_t i = 0; i < in.array("caches").size(); ++i) {
         const JsonReader level = in.element("caches", i);
@@ -287,6 +288,7 @@ Json toJson(const Cluster& cluster) {
   if (cluster.intra.kind == FabricKind::SharedMemory) {
     if (cluster.intra.eagerLimitBytes > 0) intra["rendezvous_latency_us"] = cluster.intra.rendezvousLatencyUs;
     if (cluster.intra.copiesPerMessage != 1) intra["copies_per_message"] = cluster.intra.copiesPerMessage;
+    if (cluster.intra.waitingRanksYield) intra["waiting_ranks_yield"] = true;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;
     }

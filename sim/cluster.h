@@ -88,6 +88,11 @@ struct IntraNode {
   // cores at once (cclab's shared-memory transport), so a one-way transfer costs each core half of
   // what a swap does. `ccsim calibrate` sets it from the runs it fits (results config `transport`).
   int copiesPerMessage = 1;
+  // Shared memory: whether ranks waiting for a message give up their cores (cclab's shared-memory
+  // transport yields at once when ranks outnumber cores; Open MPI spins in its progress loop), so
+  // a step loads the cores with the ranks working in it (Transfer::busyCopiers), not all of them.
+  // `ccsim calibrate` sets it from the runs it fits (results config `transport`).
+  bool waitingRanksYield = false;
 };
 
 struct Nics {

@@ -16,6 +16,7 @@ struct Measurement {
   int perDevice = 1;   // the most ranks of that run on one GPU (several: they shared it, as under MPS)
   int emulatedPerNode = 0;  // ccbench --ranks-per-node of that run (Shape::emulatedPerNode); 0: none
   int copiesPerMessage = 0; // cclab's rows: copies per message of the transport it ran over (results::cclabCopiesPerMessage); 0: unknown
+  bool waitingRanksYield = false;  // cclab's rows: its transport's waiting ranks yielded their cores (results::cclabWaitingRanksYield)
   std::string source;  // the file (the first, for several launches)
   int repeats = 1;     // launches this row stands for (mergeRepeats)
 };

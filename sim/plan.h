@@ -38,6 +38,10 @@ struct Transfer {
   double steps = 0;       // messages in sequence: each pays the link's latency
   double bytes = 0;       // intra: through one GPU's port; inter: through one node's NICs; local: copied in memory
   int copiers = 0;        // ranks of a node copying at once (shared memory: they share the cores; a shared GPU: its queues)
+  // Of those, the ones busy at any one time where fewer are (a pipeline of k chunks keeps k + 1
+  // ranks in a row busy); the others wait for their turn. A shared GPU's queues and a transport
+  // whose waiting ranks yield their cores (IntraNode::waitingRanksYield) carry only these. 0: all.
+  int busyCopiers = 0;
   bool allPairs = false;  // traffic to many peers at once (PCIe: shares a switch's uplink)
   bool nvls = false;      // NVLink SHARP: priced at the fabric's NVLS efficiency
   // Each rank of the transfer sends or receives, not both (a fold into the power of two): on a
@@ -48,6 +52,12 @@ struct Transfer {
   // receivers, in parallel, not the sender's port. When > 0, the bytes one receiver copies on the
   // critical path, priced there in place of `bytes`.
   double receiverCopyBytes = 0;
+  // Shared memory, a transport of two copies per message (IntraNode::copiesPerMessage 2): the
+  // sender writes every message itself, so where one rank writes (or reads) many messages, one
+  // after another, that rank's copies are the critical path: a scatter's or a binomial
+  // broadcast's root writes each child's message in turn, a gather's root reads each. When > 0,
+  // the bytes of that sequence, priced there in place of `bytes` x the busiest core's load.
+  double twoCopyPathBytes = 0;
   // A GPU shared by the processes (Shape::perDevice > 1): the bytes all of them copy in this
   // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
   // buffers: g - 1 in all, over fewer rounds). When > 0, priced there in place of load x bytes.

@@ -40,8 +40,15 @@ SharedMemoryView sharedView(const Plan& plan, const Shape& shape, const Pricing&
 // The busiest core serves ceil(copiers / cores) ranks' copies one after another; oversubscribed,
 // it also schedules that many ranks in each step (the oversubscribed latency is paid per rank).
 double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
-  const int copiers = std::min(std::max(t.copiers, 1), shape.perNode());
+  const int busy = pricing.waitingRanksYield && t.busyCopiers > 0 ? t.busyCopiers : t.copiers;
+  const int copiers = std::min(std::max(busy, 1), shape.perNode());
   return std::ceil(static_cast<double>(copiers) / pricing.cores);
+}
+
+// Shared memory: the bytes the busiest core copies for a transfer, one after another.
+double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  if (pricing.copiesPerMessage == 2 && t.twoCopyPathBytes > 0) return t.twoCopyPathBytes;
+  return (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
 }
 
 // Steps times the processes beyond the first: what the oversubscribed latency multiplies.
@@ -65,7 +72,7 @@ double deviceBytes(const Transfer& t, const Shape& shape, const Pricing& pricing
 double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing, const SharedMemoryView& shm) {
   const LinkPrice& link = pricing.link(t.link);
   if (pricing.sharedMemory && t.link != LinkClass::Inter) {
-    const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
+    const double bytes = coreBytes(t, shape, pricing);
     double us = bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)] * kUsPerByteAt1GBps / link.bandwidthGBps;
     for (int l = 0; l < pricing.cacheLevels; ++l) {
       us += bytes * shm.shares[static_cast<std::size_t>(l)] * kUsPerByteAt1GBps / link.cacheGBps[static_cast<std::size_t>(l)];
@@ -83,7 +90,7 @@ double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing
 
 int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   if (pricing.sharedMemory || t.link == LinkClass::Inter || shape.perDevice <= 1) return 1;
-  return std::min(std::max(t.copiers, 1), shape.perDevice);
+  return std::min(std::max(t.busyCopiers > 0 ? t.busyCopiers : t.copiers, 1), shape.perDevice);  // idle ones queue nothing
 }
 
 Pricing basePricing(const Cluster& c) {
@@ -116,6 +123,7 @@ Pricing basePricing(const Cluster& c) {
     p.intra.rendezvousLatencyUs = c.intra.rendezvousLatencyUs;
     p.eagerLimitBytes = c.intra.eagerLimitBytes;
     p.copiesPerMessage = c.intra.copiesPerMessage;
+    p.waitingRanksYield = c.intra.waitingRanksYield;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
     for (int l = 0; l < p.cacheLevels; ++l) {
       const CacheLevel& level = c.intra.caches[static_cast<std::size_t>(l)];
@@ -180,7 +188,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
         f.x[2] += deviceBytes(t, shape, pricing) / factor;
         continue;
       }
-      const double bytes = (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
+      const double bytes = coreBytes(t, shape, pricing);
       f.x[2] += bytes * shm.shares[static_cast<std::size_t>(pricing.cacheLevels)];
       for (int l = 0; l < pricing.cacheLevels; ++l) {
         f.x[static_cast<std::size_t>(Features::kCacheTerm + l)] += bytes * shm.shares[static_cast<std::size_t>(l)];

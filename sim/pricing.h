@@ -37,6 +37,7 @@ struct Pricing {
   int cacheLevels = 0;
   double eagerLimitBytes = 0;  // 0: no rendezvous protocol
   int copiesPerMessage = 1;    // IntraNode::copiesPerMessage
+  bool waitingRanksYield = false;  // IntraNode::waitingRanksYield
 
   // The share of a shared-memory transfer's bytes each core copies: half for a one-way transfer
   // on a transport of two copies per message (sender and receiver copy on their own cores).

@@ -6,10 +6,36 @@
 
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 #include "sim/algorithms/algorithms.h"
 
 namespace cclab::sim {
+namespace {
+
+// The binomial tree's longest sequence of writes where every rank writes its messages itself, one
+// after another in the order it posts them (the farthest child first), and a child forwards once
+// it has all of its data: in units of `unit` bytes, each message to the child at distance v + m
+// carrying `blocksTo(v, m)` units. (collectives/algorithms/tree_broadcast.cc, tree_scatter.cc)
+template <typename Blocks>
+double binomialWritePath(int g, Blocks blocksTo) {
+  std::vector<double> has(static_cast<std::size_t>(g), 0.0);  // when distance v has its data
+  double longest = 0;
+  for (int v = 0; v < g; ++v) {
+    int mask = 1;
+    while (mask < g && (v & mask) == 0) mask *= 2;
+    double written = has[static_cast<std::size_t>(v)];
+    for (mask /= 2; mask > 0; mask /= 2) {
+      if (v + mask >= g) continue;
+      written += blocksTo(v, mask);
+      has[static_cast<std::size_t>(v + mask)] = written;
+      longest = std::max(longest, written);
+    }
+  }
+  return longest;
+}
+
+}  // namespace
 
 bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
   const int n = s.ranks, p = s.nodes, g = s.perNode();
@@ -37,6 +63,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         for (int v = 1; v < g; ++v) depth = std::max(depth, std::popcount(static_cast<unsigned>(v)));
         intra.receiverCopyBytes = depth * bytes;
         intra.copiers = (g - 1 + depth - 1) / depth;
+        intra.twoCopyPathBytes = binomialWritePath(g, [](int, int) { return 1.0; }) * bytes;
       } else if (c == Collective::Reduce) {
         // Each round's receivers reduce at once, the most (g / 2) in the first; the root receives
         // in every round, one after another.
@@ -48,10 +75,18 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       return true;
     }
     case Collective::Gather:
-    case Collective::Scatter:
-      phase.add({LinkClass::Intra, intraRounds, f * bytes, n});
+    case Collective::Scatter: {
+      // Two copies a message: the root writes (reads) its node's other blocks itself, one message
+      // after another; the scatter's forwarding ranks write theirs while it does.
+      Transfer intra{LinkClass::Intra, intraRounds, f * bytes, n};
+      const double block = bytes / n;
+      intra.twoCopyPathBytes = c == Collective::Scatter
+                                   ? binomialWritePath(g, [g](int v, int m) { return static_cast<double>(std::min(m, g - v - m)); }) * block
+                                   : (g - 1) * block;
+      phase.add(intra);
       if (p > 1) phase.add({LinkClass::Inter, interRounds, static_cast<double>(n - g) / n * bytes, n});
       return true;
+    }
     default:
       return false;
   }

@@ -254,6 +254,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   EXPECT_EQ(file.file.run.config.at(results::kTransportKey), "shm");
   EXPECT_EQ(file.file.run.config.at(results::kShmSingleCopyKey), 0);
   EXPECT_EQ(results::cclabCopiesPerMessage(file.file.run), 2);
+  EXPECT_TRUE(results::cclabWaitingRanksYield(file.file.run));
   ASSERT_FALSE(file.file.rows.empty());
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0);
   const Outcome singleCopy = ccbench(2, "all_reduce --backend cclab --shm-single-copy 1K -b 1K -e 1K -n 1 -w 0 -J " + json);
@@ -265,6 +266,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   EXPECT_EQ(mpiRun.config.at(results::kTransportKey), "mpi");
   EXPECT_FALSE(mpiRun.config.contains(results::kShmSingleCopyKey));
   EXPECT_EQ(results::cclabCopiesPerMessage(mpiRun), 1);
+  EXPECT_FALSE(results::cclabWaitingRanksYield(mpiRun));
   const Outcome libraryOnly = ccbench(2, "all_reduce --backend mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(libraryOnly.exitCode, 0) << libraryOnly.err;
   EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 0);  // no cclab: no transport

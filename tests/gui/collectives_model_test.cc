@@ -41,7 +41,7 @@ results::Row allReduceRow(std::uint64_t bytes, double timeUs, bool inPlace = fal
 // A results file as CollectivesView opens it: every row, and the measured ones on one node.
 OpenedResults openedFile(const std::string& path, std::vector<results::Row> rows) {
   OpenedResults o{path, std::move(rows), {}};
-  for (const results::Row& r : o.rows) o.measured.push_back(sim::Measurement{r, 1, 1, 0, 0, path});
+  for (const results::Row& r : o.rows) o.measured.push_back(sim::Measurement{r, 1, 1, 0, 0, false, path});
   return o;
 }
 

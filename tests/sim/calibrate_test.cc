@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/context.h"
 #include "collectives/errors.h"
 #include "sim/predictor.h"
 #include "sim/validate.h"
@@ -197,6 +198,64 @@ TEST(Calibrate, OneWayFoldsCostEachCoreHalfOnATransportOfTwoCopies) {
   EXPECT_EQ(calibrate(one, rows).fitted.intra.copiesPerMessage, 2);
   rows.front().copiesPerMessage = 1;  // runs over both transports: the description's own
   EXPECT_EQ(calibrate(one, rows).fitted.intra.copiesPerMessage, 1);
+}
+
+// On a transport of two copies per message the sender writes each message itself, so a root
+// that sends many writes them one after another: a binomial broadcast's longest sequence of
+// writes is 1, 2, 2, 3 buffers at 2-5 ranks (the root's children in turn, then a child's), a
+// scatter's the root's (n-1)/n of the buffer, tree or linear. On one copy the receivers copy at
+// once and neither holds (a 3-rank binomial broadcast costs what a 2-rank one does).
+TEST(Calibrate, ARootWritesItsMessagesInTurnOnATransportOfTwoCopies) {
+  Cluster one = loadCluster("cpu-2core-amd-epyc");
+  one.intra.caches.clear();  // one copy rate at every rank count: the ratios are the plans'
+  Cluster two = one;
+  two.intra.copiesPerMessage = 2;
+  const double bytes = 1024.0 * 1024 * 1024;  // latencies vanish beside the copies
+  auto ratio = [&](Cluster c, Collective collective, const char* algo, int n) {
+    auto at = [&](int ranks) {
+      Cluster shaped = c;
+      reshape(shaped, 1, ranks);
+      return Predictor(shaped).predict(Query{collective, algo, bytes, ranks, 1, false, "synthetic", 1}).timeUs;
+    };
+    return at(n) / at(2);
+  };
+  EXPECT_NEAR(ratio(two, Collective::Broadcast, "tree", 3), 2, 0.02);
+  EXPECT_NEAR(ratio(two, Collective::Broadcast, "tree", 4), 2, 0.02);
+  EXPECT_NEAR(ratio(two, Collective::Broadcast, "tree", 5), 3, 0.03);
+  EXPECT_NEAR(ratio(one, Collective::Broadcast, "tree", 3), 1, 0.01);
+  for (const char* algo : {"tree", "linear"}) {
+    EXPECT_NEAR(ratio(two, Collective::Scatter, algo, 3), (2.0 / 3) / 0.5, 0.02) << algo;
+    EXPECT_NEAR(ratio(two, Collective::Scatter, algo, 5), 0.8 / 0.5, 0.02) << algo;
+    EXPECT_GT(ratio(one, Collective::Scatter, algo, 5), 1.15 * ratio(two, Collective::Scatter, algo, 5)) << algo;
+  }
+  EXPECT_NEAR(ratio(two, Collective::Gather, "tree", 5), 0.8 / 0.5, 0.02);
+}
+
+// A pipelined chain of k chunks keeps k + 1 ranks in a row busy at once; where the waiting ranks
+// yield their cores (cclab's shared-memory transport) only those load them: a one-chunk broadcast
+// over 5 ranks on 2 cores copies at one rank a core, not the 3 of all five, and one of 64 chunks
+// keeps them all busy either way. Calibration takes the setting from the runs' transport.
+TEST(Calibrate, AChainLoadsTheCoresWithTheRanksItKeepsBusy) {
+  Cluster spin = loadCluster("cpu-2core-amd-epyc");
+  spin.intra.caches.clear();
+  reshape(spin, 1, 5);
+  ASSERT_FALSE(spin.intra.waitingRanksYield);
+  Cluster yield = spin;
+  yield.intra.waitingRanksYield = true;
+  auto time = [](const Cluster& c, double bytes) {
+    return Predictor(c).predict(Query{Collective::Broadcast, "chain", bytes, 5, 1, false, "synthetic", 1}).timeUs;
+  };
+  const double chunk = static_cast<double>(Context::kDefaultChunkBytes);
+  EXPECT_NEAR(time(spin, chunk) / time(yield, chunk), 3, 0.1);
+  EXPECT_DOUBLE_EQ(time(spin, 64 * chunk), time(yield, 64 * chunk));
+  EXPECT_TRUE(clusterFromJson(toJson(yield), "test").intra.waitingRanksYield);  // written and read back
+
+  Cluster two = loadCluster("cpu-2core-amd-epyc");
+  std::vector<Measurement> rows = synthetic(two, Collective::Broadcast, "chain", {2, 4});
+  for (Measurement& m : rows) m.copiesPerMessage = 2;
+  EXPECT_FALSE(calibrate(two, rows).fitted.intra.waitingRanksYield);  // over MPI's transport
+  for (Measurement& m : rows) m.waitingRanksYield = true;
+  EXPECT_TRUE(calibrate(two, rows).fitted.intra.waitingRanksYield);
 }
 
 // A step pays the rendezvous exactly when its message reaches the eager limit: a 2-rank ring
