@@ -15,8 +15,8 @@ namespace {
 
 // The binomial tree's longest sequence of writes where every rank writes its messages itself, one
 // after another in the order it posts them (the farthest child first), and a child forwards once
-// it has all of its data: in units of `unit` bytes, each message to the child at distance v + m
-// carrying `blocksTo(v, m)` units. (collectives/algorithms/tree_broadcast.cc, tree_scatter.cc)
+// it has all of its data, counted in the units of `blocksTo(v, m)`: what the message from
+// distance v to v + m carries. (collectives/algorithms/tree_broadcast.cc, tree_scatter.cc)
 template <typename Blocks>
 double binomialWritePath(int g, Blocks blocksTo) {
   std::vector<double> has(static_cast<std::size_t>(g), 0.0);  // when distance v has its data
