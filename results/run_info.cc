@@ -57,21 +57,26 @@ std::optional<PredictionConfig> predictionConfig(const RunInfo& run) {
   return c;
 }
 
-int cclabCopiesPerMessage(const RunInfo& run) {
-  if (run.tool != "ccbench" || !run.config.is_object()) return 0;
+namespace {
+
+// The transport ccbench recorded for cclab's rows ("shm", "mpi"); "" where it recorded none.
+std::string cclabTransport(const RunInfo& run) {
+  if (run.tool != "ccbench" || !run.config.is_object()) return "";
   const auto transport = run.config.find(kTransportKey);
-  if (transport == run.config.end() || !transport->is_string()) return 0;
-  if (*transport == "mpi") return 1;
-  if (*transport != "shm") return 0;
+  return transport != run.config.end() && transport->is_string() ? transport->get<std::string>() : "";
+}
+
+}  // namespace
+
+int cclabCopiesPerMessage(const RunInfo& run) {
+  const std::string transport = cclabTransport(run);
+  if (transport == "mpi") return 1;
+  if (transport != "shm") return 0;
   const auto singleCopy = run.config.find(kShmSingleCopyKey);
   return singleCopy != run.config.end() && singleCopy->is_number() && singleCopy->get<double>() > 0 ? 1 : 2;
 }
 
-bool cclabWaitingRanksYield(const RunInfo& run) {
-  if (run.tool != "ccbench" || !run.config.is_object()) return false;
-  const auto transport = run.config.find(kTransportKey);
-  return transport != run.config.end() && transport->is_string() && *transport == "shm";
-}
+bool cclabWaitingRanksYield(const RunInfo& run) { return cclabTransport(run) == "shm"; }
 
 int emulatedRanksPerNode(const RunInfo& run) {
   if (run.tool != "ccbench" || !run.config.is_object()) return 0;

@@ -64,7 +64,8 @@ std::string matchPreset(const std::vector<Measurement>& rows) {
 int run(const CalibrateOptions& o) {
   if (o.inputs.empty() && o.training.empty()) throw InputError("give results files to fit the collectives, --training records to fit the step model, or both");
   if (o.inputs.empty()) return runTrainingOnly(o);
-  const std::vector<Measurement> all = loadMeasurements(o.inputs, parseLaunches(o.launches, "--launches"));
+  const Launches launches = parseLaunches(o.launches, "--launches");
+  const std::vector<Measurement> all = loadMeasurements(o.inputs, launches);
   const std::vector<Measurement> rows =
       selectMeasurements(all, o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
                          static_cast<double>(parseSize(o.minBytes, "--min-bytes")));
@@ -75,7 +76,7 @@ int run(const CalibrateOptions& o) {
   const CalibrationReport report = calibrate(base, rows);
   if (report.groups.empty()) throw InputError("none of the rows could be fitted: " + (report.notes.empty() ? std::string() : report.notes.front()));
 
-  std::string text = fmt::format("# ccsim calibrate: {} rows{} from {} file{} on cluster '{}'\n", rows.size(), repeatsNote(rows, parseLaunches(o.launches, "--launches")),
+  std::string text = fmt::format("# ccsim calibrate: {} rows{} from {} file{} on cluster '{}'\n", rows.size(), repeatsNote(rows, launches),
                                  o.inputs.size(), o.inputs.size() == 1 ? "" : "s", base.name);
   text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>10} {:>18} {:>6} {:>8} {:>8}\n", "impl", "collective",
                       "algo", "place", "link", "rows", "lat(us)", "over(us)", "rdv(us)", "call(us)", "bw(GB/s)", "L2/L3 bw (GB/s)", "R2", "med|%|",

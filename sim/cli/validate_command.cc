@@ -23,14 +23,15 @@ struct ValidateOptions {
 
 int run(const ValidateOptions& o) {
   const Cluster cluster = loadCluster(o.cluster);
+  const Launches launches = parseLaunches(o.launches, "--launches");
   const std::vector<Measurement> rows =
-      selectMeasurements(loadMeasurements(o.inputs, parseLaunches(o.launches, "--launches")), o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
+      selectMeasurements(loadMeasurements(o.inputs, launches), o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
                          static_cast<double>(parseSize(o.minBytes, "--min-bytes")));
   if (rows.empty()) throw InputError("no measured rows to validate (check the files, --ranks and --min-bytes)");
   if (!o.jsonPath.empty()) results::checkWritable(o.jsonPath);
   const ValidationReport report = validate(cluster, rows);
 
-  std::string text = fmt::format("# ccsim validate: {} rows{} against cluster '{}'\n", report.rows.size(), repeatsNote(rows, parseLaunches(o.launches, "--launches")), cluster.name);
+  std::string text = fmt::format("# ccsim validate: {} rows{} against cluster '{}'\n", report.rows.size(), repeatsNote(rows, launches), cluster.name);
   if (!o.summaryOnly) {
     text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:>5} {:>12} {:>12} {:>12} {:>9} {:>6}  {}\n", "impl", "collective", "algo",
                         "place", "ranks", "size(B)", "meas(us)", "pred(us)", "error%", "calib", "predicted as");
