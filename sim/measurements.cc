@@ -53,11 +53,12 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths,
 }
 
 std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows, Launches launches) {
-  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int>;
+  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int, bool>;
   auto keyOf = [](const Measurement& m) {
     const results::Row& r = m.row;
     return Key{r.backend, r.algo, static_cast<int>(r.collective), static_cast<int>(r.dtype), r.op ? static_cast<int>(*r.op) : -1,
-               r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, m.copiesPerMessage};
+               r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, m.copiesPerMessage,
+               m.waitingRanksYield};  // the transport: Open MPI's and cclab's single copy both copy once
   };
   std::map<Key, std::vector<const Measurement*>> same;
   std::vector<Key> order;
