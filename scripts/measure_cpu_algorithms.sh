@@ -14,8 +14,9 @@
 # models/calibrations/<preset>-shm.json, the calibration `--algo auto --transport shm` tunes on;
 # FAMILIES="linear" sweeps only those families and recalibrates on them with the committed rest;
 # ROUNDS=5 sweeps everything five times over, round after round, into <algo>_np<ranks>-r<i>.json
-# beside the first round's files: ccsim reads a size measured in several launches as their median,
-# so a launch that fell in one of the host's slow spells does not move the fit)
+# beside the first round's files: ccsim reads a size measured in several launches as its fastest
+# launch (--launches median for their median), so a launch that fell in one of the host's slow
+# spells does not move the fit)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}

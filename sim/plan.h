@@ -48,20 +48,23 @@ struct Transfer {
   // shared-memory transport of two copies per message the sender's and receiver's cores split
   // the work, half of what each does in a swap (IntraNode::copiesPerMessage).
   bool oneWay = false;
-  // Shared memory: a receiver copies what it receives (single-copy CMA), so a fan-out costs the
-  // receivers, in parallel, not the sender's port. When > 0, the bytes one receiver copies on the
-  // critical path, priced there in place of `bytes`.
-  double receiverCopyBytes = 0;
-  // Shared memory, a transport of two copies per message (IntraNode::copiesPerMessage 2): the
-  // sender writes every message itself, so where one rank writes (or reads) many messages, one
-  // after another, that rank's copies are the critical path: a scatter's or a binomial
-  // broadcast's root writes each child's message in turn, a gather's root reads each. When > 0,
-  // the bytes of that sequence, priced there in place of `bytes` x the busiest core's load.
-  double twoCopyPathBytes = 0;
-  // A GPU shared by the processes (Shape::perDevice > 1): the bytes all of them copy in this
-  // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
-  // buffers: g - 1 in all, over fewer rounds). When > 0, priced there in place of load x bytes.
-  double sharedDeviceBytes = 0;
+  // Where the way a transport copies puts other bytes on the critical path than `bytes` x the
+  // busiest core's (or GPU's) load, the plan says which bytes, per way of copying; 0: the rule.
+  struct CriticalBytes {
+    // Shared memory, one copy a message (the receiver copies out of the sender's memory, CMA): a
+    // fan-out costs the receivers, in parallel, not the sender's port: what one receiver copies.
+    double oneCopyReceiver = 0;
+    // Shared memory, two copies a message (IntraNode::copiesPerMessage 2): the sender writes every
+    // message itself, so where one rank writes (or reads) many messages one after another, its
+    // copies are the path: a scatter's or a binomial broadcast's root writes each child's message
+    // in turn, a gather's root reads each. The bytes of that sequence.
+    double twoCopyWriter = 0;
+    // A GPU shared by the processes (Shape::perDevice > 1): what all of them copy in this
+    // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
+    // buffers: g - 1 in all, over fewer rounds).
+    double sharedDevice = 0;
+  };
+  CriticalBytes critical{};
 };
 
 struct Phase {

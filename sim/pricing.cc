@@ -47,8 +47,9 @@ double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
 
 // Shared memory: the bytes the busiest core copies for a transfer, one after another.
 double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) {
-  if (pricing.copiesPerMessage == 2 && t.twoCopyPathBytes > 0) return t.twoCopyPathBytes;
-  return (t.receiverCopyBytes > 0 ? t.receiverCopyBytes : t.bytes) * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
+  if (pricing.copiesPerMessage == 2 && t.critical.twoCopyWriter > 0) return t.critical.twoCopyWriter;
+  const double path = pricing.copiesPerMessage == 1 && t.critical.oneCopyReceiver > 0 ? t.critical.oneCopyReceiver : t.bytes;
+  return path * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
 }
 
 // Steps times the processes beyond the first: what the oversubscribed latency multiplies.
@@ -61,10 +62,10 @@ double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& p
 // what all of them copy on it (its load x its bytes, or the plan's own count); else its bytes.
 double deviceBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   const int load = sharedDeviceLoad(t, shape, pricing);
-  if (load > 1 && t.sharedDeviceBytes > 0) {
+  if (load > 1 && t.critical.sharedDevice > 0) {
     // Processes spread over several GPUs share their copies out: each device carries its part.
     const double share = std::min(1.0, static_cast<double>(shape.perDevice) / shape.ranks);
-    return std::max(t.bytes, t.sharedDeviceBytes * share);
+    return std::max(t.bytes, t.critical.sharedDevice * share);
   }
   return load * t.bytes;
 }

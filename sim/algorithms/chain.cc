@@ -25,7 +25,7 @@ bool planChain(Collective c, const Shape& s, double bytes, Plan& plan) {
   const double messages = intraHops > 0 ? chunks + intraHops - 1 : 0;
   Transfer intra{LinkClass::Intra, messages, bytes + std::max(0.0, intraHops - 1) * chunk, n};
   intra.busyCopiers = std::min(n, static_cast<int>(chunks) + 1);  // k chunks keep k hops, k + 1 ranks in a row, busy at once
-  intra.sharedDeviceBytes = intraHops * bytes;  // one GPU under all: every hop copies the buffer
+  intra.critical.sharedDevice = intraHops * bytes;  // one GPU under all: every hop copies the buffer
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, static_cast<double>(p - 1), bytes, n});
   if (c == Collective::Reduce) phase.reduceBytes = bytes;

@@ -33,7 +33,7 @@ bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan) {
   Transfer intra{LinkClass::Intra, intraSteps, f * bytes, copiers};
   intra.allPairs = true;
   // Two copies a message: a scatter's root writes every block itself, one after another.
-  if (c == Collective::Scatter) intra.twoCopyPathBytes = static_cast<double>(g - 1) / n * bytes;
+  if (c == Collective::Scatter) intra.critical.twoCopyWriter = static_cast<double>(g - 1) / n * bytes;
   phase.add(intra);
   if (p > 1) {
     Transfer inter{LinkClass::Inter, 1, static_cast<double>(n - g) / n * bytes, copiers};

@@ -54,16 +54,16 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       intra.allPairs = true;  // binomial partners are far apart
       // One GPU under all: every one of the g - 1 non-root ranks' buffers is copied (and, in a
       // reduce, reduced) once, over fewer rounds.
-      intra.sharedDeviceBytes = (g - 1) * bytes;
+      intra.critical.sharedDevice = (g - 1) * bytes;
       if (c == Collective::Broadcast && g > 1) {
         // On shared memory the receivers copy: a rank v receives from v - lowbit(v) once its
         // parent has the data, so the copies on the critical path are the most set bits of any
         // v < g, and the g - 1 copies spread over that many levels.
         int depth = 0;
         for (int v = 1; v < g; ++v) depth = std::max(depth, std::popcount(static_cast<unsigned>(v)));
-        intra.receiverCopyBytes = depth * bytes;
+        intra.critical.oneCopyReceiver = depth * bytes;
         intra.copiers = (g - 1 + depth - 1) / depth;
-        intra.twoCopyPathBytes = binomialWritePath(g, [](int, int) { return 1.0; }) * bytes;
+        intra.critical.twoCopyWriter = binomialWritePath(g, [](int, int) { return 1.0; }) * bytes;
       } else if (c == Collective::Reduce) {
         // Each round's receivers reduce at once, the most (g / 2) in the first; the root receives
         // in every round, one after another.
@@ -80,7 +80,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       // after another; the scatter's forwarding ranks write theirs while it does.
       Transfer intra{LinkClass::Intra, intraRounds, f * bytes, n};
       const double block = bytes / n;
-      intra.twoCopyPathBytes = c == Collective::Scatter
+      intra.critical.twoCopyWriter = c == Collective::Scatter
                                    ? binomialWritePath(g, [g](int v, int m) { return static_cast<double>(std::min(m, g - v - m)); }) * block
                                    : (g - 1) * block;
       phase.add(intra);

@@ -93,7 +93,7 @@ TEST(Model, PlansMoveTheTabulatedBytes) {
   ASSERT_TRUE(planChain(Collective::Broadcast, Shape{5, 1}, 32 * s, chain));
   EXPECT_DOUBLE_EQ(chain.phases[0].transfers[0].steps, 32 + 3);
   EXPECT_DOUBLE_EQ(chain.phases[0].transfers[0].bytes, 35 * s);
-  EXPECT_DOUBLE_EQ(chain.phases[0].transfers[0].sharedDeviceBytes, 4 * 32 * s);  // one GPU: every hop's copy
+  EXPECT_DOUBLE_EQ(chain.phases[0].transfers[0].critical.sharedDevice, 4 * 32 * s);  // one GPU: every hop's copy
   Plan small;
   ASSERT_TRUE(planChain(Collective::Broadcast, Shape{5, 1}, 1024, small));
   EXPECT_DOUBLE_EQ(small.phases[0].transfers[0].steps, 4);  // one chunk: one message per hop
@@ -229,7 +229,7 @@ TEST(Model, ASharedGpuCarriesEveryCopyOfABinomialBroadcast) {
   // The binomial reduce alike: 4 buffers sent and reduced on the one GPU.
   Plan reduce;
   ASSERT_TRUE(planTree(Collective::Reduce, Shape{5, 1, 5}, s, reduce));
-  EXPECT_DOUBLE_EQ(reduce.phases[0].transfers[0].sharedDeviceBytes, 4 * s);
+  EXPECT_DOUBLE_EQ(reduce.phases[0].transfers[0].critical.sharedDevice, 4 * s);
 }
 
 TEST(Model, OneRankCopiesOutOfPlaceAndNothingInPlace) {
