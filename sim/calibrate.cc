@@ -243,31 +243,8 @@ CalibrationReport::CopyFit fitCopies(const Cluster& base, const std::vector<Meas
   return fit;
 }
 
-}  // namespace
-
-CalibrationReport calibrate(const Cluster& described, const std::vector<Measurement>& rows) {
-  CalibrationReport report;
-  // 0. A GPU's device copies first: the groups take them off their rows.
-  Cluster base = described;
-  // cclab's transport on shared memory, as its runs recorded it: its copies per message price
-  // one-way transfers (a fold), which no row at 2 and 4 ranks has for the fit to see.
-  if (base.intra.kind == FabricKind::SharedMemory) {
-    std::set<int> copies;
-    std::set<bool> yields;
-    for (const Measurement& m : rows) {
-      if (m.copiesPerMessage > 0) {
-        copies.insert(m.copiesPerMessage);
-        yields.insert(m.waitingRanksYield);
-      }
-    }
-    if (copies.size() == 1) base.intra.copiesPerMessage = *copies.begin();
-    if (yields.size() == 1) base.intra.waitingRanksYield = *yields.begin();
-  }
-  report.copyFit = fitCopies(described, rows);
-  if (report.copyFit.pairs > 0) {
-    base.gpu.copyLatencyUs = report.copyFit.latencyUs;
-    base.gpu.copyGBps = report.copyFit.copyGBps;
-  }
+// Steps 1-3 of the calibration on a base cluster whose device copies and transport are settled.
+CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>& rows, CalibrationReport report) {
   report.fitted = base;
   report.fitted.calibrations.clear();
 
@@ -386,7 +363,72 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
   }
   report.rowsUsed = static_cast<int>(fittedSamples.size());
   if (!fittedSamples.empty()) report.overall = quality(fittedSamples, fittedCoefficients);
+  for (std::size_t i = 0; i < fittedSamples.size(); ++i) {
+    const double measured = fittedSamples[i].measurement->row.timeUs;
+    const double error = (predictFromFit(fittedSamples[i], *fittedCoefficients[i]) - measured) / measured;
+    report.relativeSquaredError += error * error;
+  }
   return report;
+}
+
+// The capacities a shared-memory node's caches are tried at, as fractions of the described ones.
+constexpr std::array<double, 9> kCapacityFractions = {0.0625, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0};
+
+// A cache's nominal size is not what a rank's buffers get of it: other data (the transport's slots,
+// the library's own buffers, another tenant's cores on a shared L3) takes some, and a working set
+// near the capacity already misses. So, on shared memory, each level's capacity is fitted too: the
+// outermost level first, each tried at kCapacityFractions of the described size with the others
+// held, the groups refitted every time, keeping the capacity whose fits leave the least relative
+// squared error over the same rows. Only the rows being calibrated decide it.
+CalibrationReport fitCacheCapacities(const Cluster& base, const std::vector<Measurement>& rows, const CalibrationReport& settled) {
+  CalibrationReport best = fitGroups(base, rows, settled);
+  const std::size_t levels = base.intra.caches.size();
+  if (base.intra.kind != FabricKind::SharedMemory || levels == 0 || best.groups.empty()) return best;
+  best.describedCachesError = best.relativeSquaredError;
+  Cluster bestBase = base;
+  for (std::size_t l = levels; l-- > 0;) {
+    for (double fraction : kCapacityFractions) {
+      Cluster trial = bestBase;
+      trial.intra.caches[l].bytes = std::round(base.intra.caches[l].bytes * fraction);
+      if (trial.intra.caches[l].bytes == bestBase.intra.caches[l].bytes) continue;
+      CalibrationReport candidate = fitGroups(trial, rows, settled);
+      if (candidate.relativeSquaredError < best.relativeSquaredError) {
+        candidate.describedCachesError = best.describedCachesError;
+        best = std::move(candidate);
+        bestBase = trial;
+      }
+    }
+  }
+  for (std::size_t l = 0; l < levels; ++l) best.cacheFits.push_back({base.intra.caches[l].bytes, bestBase.intra.caches[l].bytes});
+  return best;
+}
+
+}  // namespace
+
+CalibrationReport calibrate(const Cluster& described, const std::vector<Measurement>& rows, bool fitCaches) {
+  CalibrationReport report;
+  // 0. A GPU's device copies first: the groups take them off their rows.
+  Cluster base = described;
+  // cclab's transport on shared memory, as its runs recorded it: its copies per message price
+  // one-way transfers (a fold), which no row at 2 and 4 ranks has for the fit to see.
+  if (base.intra.kind == FabricKind::SharedMemory) {
+    std::set<int> copies;
+    std::set<bool> yields;
+    for (const Measurement& m : rows) {
+      if (m.copiesPerMessage > 0) {
+        copies.insert(m.copiesPerMessage);
+        yields.insert(m.waitingRanksYield);
+      }
+    }
+    if (copies.size() == 1) base.intra.copiesPerMessage = *copies.begin();
+    if (yields.size() == 1) base.intra.waitingRanksYield = *yields.begin();
+  }
+  report.copyFit = fitCopies(described, rows);
+  if (report.copyFit.pairs > 0) {
+    base.gpu.copyLatencyUs = report.copyFit.latencyUs;
+    base.gpu.copyGBps = report.copyFit.copyGBps;
+  }
+  return fitCaches ? fitCacheCapacities(base, rows, report) : fitGroups(base, rows, report);
 }
 
 }  // namespace cclab::sim

@@ -31,10 +31,21 @@ struct CalibrationReport {
     double copyGBps = 0;
   };
   CopyFit copyFit;
+  // Shared memory: each cache level's capacity as the description gives it and as fitted (what
+  // the rows behave as if the level held; fitCacheCapacities in calibrate.cc). Empty elsewhere.
+  struct CacheFit {
+    double describedBytes = 0;
+    double fittedBytes = 0;
+  };
+  std::vector<CacheFit> cacheFits;
+  double describedCachesError = 0;  // the fit's objective with the described capacities (below)
   int rowsUsed = 0;
   FitQuality overall;             // over every fitted row, each with its group's fit
+  double relativeSquaredError = 0;  // what the fits minimise: sum over fitted rows of ((predicted - measured) / measured)^2
 };
 
-CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>& rows);
+// fitCaches: on shared memory, also fit each cache level's capacity (fitCacheCapacities in
+// calibrate.cc); false keeps the described capacities.
+CalibrationReport calibrate(const Cluster& base, const std::vector<Measurement>& rows, bool fitCaches = true);
 
 }  // namespace cclab::sim

@@ -291,6 +291,13 @@ Json toJson(const Cluster& cluster) {
     if (cluster.intra.waitingRanksYield) intra["waiting_ranks_yield"] = true;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;
+      Json& level = intra["caches"][i];
+      const double described = level.value("bytes", 0.0);
+      if (cluster.intra.caches[i].bytes != described) {  // ccsim calibrate fits the capacity too
+        level["capacity_source"] = fmt::format("ccsim calibrate: the capacity the measured rows behave as, fitted; {} bytes described",
+                                               static_cast<std::int64_t>(described));
+        level["bytes"] = static_cast<std::int64_t>(cluster.intra.caches[i].bytes);
+      }
     }
   }
   if (cluster.nics.perNode > 0) {

@@ -21,6 +21,7 @@ struct CalibrateOptions {
   int warmup = 1;
   std::string cluster, output, ranks, minBytes = "0";
   std::string launches = "fastest";
+  std::string cacheCapacity = "fit";
 };
 
 // The step model's interference fitted to the training records, as text.
@@ -65,6 +66,9 @@ int run(const CalibrateOptions& o) {
   if (o.inputs.empty() && o.training.empty()) throw InputError("give results files to fit the collectives, --training records to fit the step model, or both");
   if (o.inputs.empty()) return runTrainingOnly(o);
   const Launches launches = parseLaunches(o.launches, "--launches");
+  if (o.cacheCapacity != "fit" && o.cacheCapacity != "described") {
+    throw InputError("--cache-capacity: '" + o.cacheCapacity + "' is neither 'fit' nor 'described'");
+  }
   const std::vector<Measurement> all = loadMeasurements(o.inputs, launches);
   const std::vector<Measurement> rows =
       selectMeasurements(all, o.ranks.empty() ? std::vector<int>{} : parseRankList(o.ranks, "--ranks"),
@@ -73,7 +77,7 @@ int run(const CalibrateOptions& o) {
   results::checkWritable(o.output);
   const std::string clusterName = o.cluster.empty() ? matchPreset(rows) : o.cluster;
   const Cluster base = loadCluster(clusterName);
-  const CalibrationReport report = calibrate(base, rows);
+  const CalibrationReport report = calibrate(base, rows, o.cacheCapacity == "fit");
   if (report.groups.empty()) throw InputError("none of the rows could be fitted: " + (report.notes.empty() ? std::string() : report.notes.front()));
 
   std::string text = fmt::format("# ccsim calibrate: {} rows{} from {} file{} on cluster '{}'\n", rows.size(), repeatsNote(rows, launches),
@@ -97,6 +101,16 @@ int run(const CalibrateOptions& o) {
     text += fmt::format("# device copies fitted from {} pairs of rows in and out of place: {:.2f} us each, {:.4g} GB/s copied (gpu.copy_latency_us, "
                         "gpu.copy_gbps)\n",
                         report.copyFit.pairs, report.copyFit.latencyUs, report.copyFit.copyGBps);
+  }
+  if (!report.cacheFits.empty()) {
+    std::string levels;
+    for (std::size_t l = 0; l < report.cacheFits.size(); ++l) {
+      levels += fmt::format("{}caches[{}] {} of {}", levels.empty() ? "" : ", ", l, describeBytes(static_cast<std::size_t>(report.cacheFits[l].fittedBytes)),
+                            describeBytes(static_cast<std::size_t>(report.cacheFits[l].describedBytes)));
+    }
+    text += fmt::format("# cache capacities fitted to these rows (intra_node.caches[].bytes): {} described (relative squared error {:.3g}, {:.3g} at the "
+                        "described sizes)\n",
+                        levels, report.relativeSquaredError, report.describedCachesError);
   }
   for (const auto& note : report.notes) text += "# note: " + note + "\n";
   text += fmt::format("# fit quality over {} rows (each with its group's fit): R2 {:.4f}, median |error| {:.1f}%, max |error| {:.1f}%\n",
@@ -133,6 +147,9 @@ Run addCalibrateCommand(CLI::App& app) {
   cmd->add_option("--min-bytes", o->minBytes, "fit only rows at least this large")->capture_default_str();
   cmd->add_option("--launches", o->launches,
                   "a size measured in several launches (files, -N passes) counts as its fastest launch or their median")
+      ->capture_default_str();
+  cmd->add_option("--cache-capacity", o->cacheCapacity,
+                  "shared memory: fit each cache level's capacity to the rows (fit) or keep the description's (described)")
       ->capture_default_str();
   return [o] { return run(*o); };
 }

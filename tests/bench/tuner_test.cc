@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/errors.h"
@@ -166,6 +168,64 @@ TEST(Tuner, PicksOnTheH200CalibrationScoredAgainstItsMeasuredFamilies) {
     std::printf("%s: auto within 5%% of the fastest family: %d of %d sizes\n", launches, within, sizes);
     EXPECT_GE(within, atLeast) << launches;
   }
+}
+
+// On this CPU over cclab's shared memory: auto's picks on the shipped calibration
+// (models/calibrations/cpu-2core-amd-epyc-shm.json, fitted on the 2- and 4-rank sweeps), scored
+// against the sweeps themselves (results/measured/cpu-2core-amd-epyc/algorithms-shm: every
+// algorithm at 2-5 ranks, each size its fastest of 5 launches). Counted: the out-of-place sizes of
+// the five collectives of issue 17 section 4 at which the picked algorithm measured within 5% of
+// the fastest. `calibration` "" is the shipped one. 180 of 211 with the caches' capacities fitted
+// (2026-11-29); 185 on the same rows with the described capacities (`ccsim calibrate
+// --cache-capacity described`): the fit prices the ring all_reduce at 3 ranks closer and rhd's,
+// with its fold, further (512 KiB-2 MiB: -14% to -17%), so there auto takes rhd, measured 1.17-1.19x
+// the ring (docs/simulator.md).
+int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "") {
+  const std::filesystem::path dir = std::filesystem::path(CCLAB_SOURCE_DIR) / "results/measured/cpu-2core-amd-epyc/algorithms-shm";
+  const sim::Cluster cluster = sim::loadCluster(
+      calibration.empty() ? (std::filesystem::path(CCLAB_SOURCE_DIR) / "models/calibrations/cpu-2core-amd-epyc-shm.json").string() : calibration);
+  std::map<std::tuple<int, Collective, std::uint64_t>, std::map<std::string, double>> measured;  // (ranks, collective, size) -> algorithm -> us
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json" || entry.path().filename().string().find("_np") == std::string::npos) continue;
+    for (const results::Row& r : results::readResults(entry.path().string()).file.rows) {
+      if (r.backend != "cclab" || r.inPlace || r.sizeBytes == 0) continue;
+      auto [it, fresh] = measured[{r.nranks, r.collective, r.sizeBytes}].try_emplace(r.algo, r.timeUs);
+      if (!fresh) it->second = std::min(it->second, r.timeUs);
+    }
+  }
+  int within = 0;
+  sizes = 0;
+  for (int n : {2, 3, 4, 5}) {
+    SimulatorChooser chooser(cluster, n, n);
+    for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast, Collective::AllToAll}) {
+      for (const auto& [key, byAlgo] : measured) {
+        if (std::get<0>(key) != n || std::get<1>(key) != c) continue;
+        double fastest = std::numeric_limits<double>::infinity();
+        for (const auto& [algo, us] : byAlgo) {
+          if (algo != "hier") fastest = std::min(fastest, us);  // auto takes hier only across hosts
+        }
+        const auto pick = byAlgo.find(std::string(chooser.choose(c, std::get<2>(key), false).name));
+        if (pick == byAlgo.end()) continue;
+        ++sizes;
+        within += pick->second <= 1.05 * fastest;
+        if (pick->second > 1.05 * fastest) {
+          std::printf("  miss: %s np%d %llu B: picked %s, %.2fx the fastest\n", std::string(name(c)).c_str(), n,
+                      static_cast<unsigned long long>(std::get<2>(key)), pick->first.c_str(), pick->second / fastest);
+        }
+      }
+    }
+  }
+  return within;
+}
+
+TEST(Tuner, PicksOnTheShippedCpuCalibrationScoredAgainstItsSweeps) {
+  int sizes = 0;
+  const char* other = std::getenv("CCLAB_TUNER_CALIBRATION");  // to score another calibration by hand
+  const int within = cpuPicksWithinFivePercent(sizes, other != nullptr ? other : "");
+  std::printf("auto within 5%% of the fastest algorithm: %d of %d sizes\n", within, sizes);
+  if (other != nullptr) return;
+  EXPECT_EQ(sizes, 211);
+  EXPECT_GE(within, 180);
 }
 
 TEST(Tuner, FindsTheClusterShippedForThisMachine) {
