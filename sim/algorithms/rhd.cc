@@ -38,7 +38,9 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
     // Fold the extra ranks in and out, n - pof2 pairs at once (their own phase, as rd's).
     Transfer fold{LinkClass::Intra, 2, c == Collective::AllReduce ? 2 * bytes : bytes + bytes / n, n - pof2};
     fold.oneWay = true;
-    plan.addPhase().add(fold);
+    // The standing-in rank reduces the extra rank's whole buffer as it folds in (all_reduce and
+    // reduce_scatter; recursive_fold.cc), as rd's fold does.
+    plan.addPhase().add(fold).reduceBytes = c == Collective::AllGather ? 0.0 : bytes;
   }
   return true;
 }

@@ -80,7 +80,11 @@ TEST(Model, PlansMoveTheTabulatedBytes) {
         EXPECT_DOUBLE_EQ(folded->phases[1].transfers[0].steps, 2);
         EXPECT_DOUBLE_EQ(folded->phases[1].transfers[0].bytes, 2 * s);
         EXPECT_EQ(folded->phases[1].transfers[0].copiers, n - static_cast<int>(pof2));
+        EXPECT_DOUBLE_EQ(folded->phases[1].reduceBytes, s);  // the standing-in rank reduces the extra rank's buffer
       }
+      Plan gathered;  // an all_gather's fold moves data and reduces nothing
+      ASSERT_TRUE(planRhd(Collective::AllGather, Shape{n, 1}, s, gathered));
+      EXPECT_DOUBLE_EQ(gathered.phases[1].reduceBytes, 0);
     }
   }
   EXPECT_EQ(powerOfTwoBelow(5), 4);
