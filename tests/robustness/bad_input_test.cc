@@ -105,6 +105,10 @@ std::vector<BadInput> cases() {
        "line 2.root: expected a whole number, found \"\xef\xbf\xbd\xef\xbf\xbd\""},
       {"Directory", "CCREPORT", "compare --baseline {dir} --current {dir}", {}, "is a directory, not a file"},
       {"EmptyFile", "CCSIM", "validate {dir}/e.json --cluster dgx-h100", {{"e.json", "  \n"}}, "the file is empty"},
+      {"CalibrateLaunchesUnknown", "CCSIM", "calibrate {dir}/a.json -o {dir}/f.json --launches slowest",
+       {{"a.json", resultsWith("time_us", "5.0")}}, "--launches"},
+      {"CalibrateCacheCapacityUnknown", "CCSIM", "calibrate {dir}/a.json -o {dir}/f.json --cache-capacity guessed",
+       {{"a.json", resultsWith("time_us", "5.0")}}, "--cache-capacity: 'guessed' is neither 'fit' nor 'described'"},
       // gates that NaN used to switch off
       {"ThresholdNan", "CCREPORT", "compare --baseline a --current b --threshold nan", {}, "'nan' is not a finite number"},
       {"AlphaNan", "CCREPORT", "compare --baseline a --current b --alpha nan", {}, "'nan' is not a finite number"},
