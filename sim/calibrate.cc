@@ -384,7 +384,7 @@ CalibrationReport fitCacheCapacities(const Cluster& base, const std::vector<Meas
   CalibrationReport best = fitGroups(base, rows, settled);
   const std::size_t levels = base.intra.caches.size();
   if (base.intra.kind != FabricKind::SharedMemory || levels == 0 || best.groups.empty()) return best;
-  best.describedCachesError = best.relativeSquaredError;
+  const double describedError = best.relativeSquaredError;
   Cluster bestBase = base;
   for (std::size_t l = levels; l-- > 0;) {
     for (double fraction : kCapacityFractions) {
@@ -393,12 +393,12 @@ CalibrationReport fitCacheCapacities(const Cluster& base, const std::vector<Meas
       if (trial.intra.caches[l].bytes == bestBase.intra.caches[l].bytes) continue;
       CalibrationReport candidate = fitGroups(trial, rows, settled);
       if (candidate.relativeSquaredError < best.relativeSquaredError) {
-        candidate.describedCachesError = best.describedCachesError;
         best = std::move(candidate);
         bestBase = trial;
       }
     }
   }
+  best.describedCachesError = describedError;
   for (std::size_t l = 0; l < levels; ++l) best.cacheFits.push_back({base.intra.caches[l].bytes, bestBase.intra.caches[l].bytes});
   return best;
 }

@@ -4,7 +4,8 @@
 // rows (implementation, collective, algorithm, in place or not) gets its own fit, by weighted
 // least squares on the plan's features (minimising relative error, so small and large messages
 // count alike), with non-negative terms; all rows of a link class together refit the cluster's
-// own link numbers. docs/simulator.md describes the model being fitted.
+// own link numbers; on shared memory each cache level's capacity is fitted too. docs/simulator.md
+// describes the model being fitted.
 
 #include <string>
 #include <vector>

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <tuple>
+#include <utility>
 
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/errors.h"
@@ -103,6 +103,27 @@ TEST(Tuner, SeveralHostsNeedAClusterWithANetwork) {
   EXPECT_EQ(acrossNodes.choose(Collective::AllReduce, std::size_t{1} << 30, false).collective, Collective::AllReduce);
 }
 
+// Auto's pick for collective `c` at `n` ranks against the fastest algorithm measured at each size
+// (`measured`: size -> algorithm -> us): adds the sizes it could score to `sizes` and returns how
+// many picks measured within 5% of the fastest; prints the misses for the reader of the output.
+int scorePicks(SimulatorChooser& chooser, Collective c, int n, const std::map<std::uint64_t, std::map<std::string, double>>& measured,
+               int& sizes) {
+  int within = 0;
+  for (const auto& [bytes, byAlgo] : measured) {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto& [algo, us] : byAlgo) fastest = std::min(fastest, us);
+    const auto pick = byAlgo.find(std::string(chooser.choose(c, bytes, false).name));
+    if (pick == byAlgo.end()) continue;
+    ++sizes;
+    within += pick->second <= 1.05 * fastest;
+    if (pick->second > 1.05 * fastest) {
+      std::printf("  miss: %s np%d %llu B: picked %s, %.2fx the fastest\n", std::string(name(c)).c_str(), n,
+                  static_cast<unsigned long long>(bytes), pick->first.c_str(), pick->second / fastest);
+    }
+  }
+  return within;
+}
+
 // Measured on one GPU (results/measured/<machine>/algorithms/<launches>: every algorithm of five
 // collectives at 3 and 5 processes sharing the GPU, one launch each): auto's pick, tuned on the
 // calibration of 2 and 4 processes (sweeps/calibrated.json, which prices the processes' sharing
@@ -124,18 +145,7 @@ int picksWithinFivePercent(const std::string& machine, const std::string& launch
           if (!r.inPlace && r.sizeBytes > 0) measured[r.sizeBytes][r.algo] = r.timeUs;
         }
       }
-      for (const auto& [bytes, byAlgo] : measured) {
-        double fastest = std::numeric_limits<double>::infinity();
-        for (const auto& [algo, us] : byAlgo) fastest = std::min(fastest, us);
-        const auto pick = byAlgo.find(std::string(chooser.choose(c, bytes, false).name));
-        if (pick == byAlgo.end()) continue;
-        ++sizes;
-        within += pick->second <= 1.05 * fastest;
-        if (pick->second > 1.05 * fastest) {  // the misses, for the reader of the test's output
-          std::printf("  miss: %s np%d %llu B: picked %s, %.2fx the fastest\n", std::string(name(c)).c_str(), n,
-                      static_cast<unsigned long long>(bytes), pick->first.c_str(), pick->second / fastest);
-        }
-      }
+      within += scorePicks(chooser, c, n, measured, sizes);
     }
   }
   return within;
@@ -184,12 +194,13 @@ int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "") {
   const std::filesystem::path dir = std::filesystem::path(CCLAB_SOURCE_DIR) / "results/measured/cpu-2core-amd-epyc/algorithms-shm";
   const sim::Cluster cluster = sim::loadCluster(
       calibration.empty() ? (std::filesystem::path(CCLAB_SOURCE_DIR) / "models/calibrations/cpu-2core-amd-epyc-shm.json").string() : calibration);
-  std::map<std::tuple<int, Collective, std::uint64_t>, std::map<std::string, double>> measured;  // (ranks, collective, size) -> algorithm -> us
+  // (ranks, collective) -> size -> algorithm -> us; hier left out: auto takes it only across hosts
+  std::map<std::pair<int, Collective>, std::map<std::uint64_t, std::map<std::string, double>>> measured;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".json" || entry.path().filename().string().find("_np") == std::string::npos) continue;
     for (const results::Row& r : results::readResults(entry.path().string()).file.rows) {
-      if (r.backend != "cclab" || r.inPlace || r.sizeBytes == 0) continue;
-      auto [it, fresh] = measured[{r.nranks, r.collective, r.sizeBytes}].try_emplace(r.algo, r.timeUs);
+      if (r.backend != "cclab" || r.algo == "hier" || r.inPlace || r.sizeBytes == 0) continue;
+      auto [it, fresh] = measured[{r.nranks, r.collective}][r.sizeBytes].try_emplace(r.algo, r.timeUs);
       if (!fresh) it->second = std::min(it->second, r.timeUs);
     }
   }
@@ -198,21 +209,7 @@ int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "") {
   for (int n : {2, 3, 4, 5}) {
     SimulatorChooser chooser(cluster, n, n);
     for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast, Collective::AllToAll}) {
-      for (const auto& [key, byAlgo] : measured) {
-        if (std::get<0>(key) != n || std::get<1>(key) != c) continue;
-        double fastest = std::numeric_limits<double>::infinity();
-        for (const auto& [algo, us] : byAlgo) {
-          if (algo != "hier") fastest = std::min(fastest, us);  // auto takes hier only across hosts
-        }
-        const auto pick = byAlgo.find(std::string(chooser.choose(c, std::get<2>(key), false).name));
-        if (pick == byAlgo.end()) continue;
-        ++sizes;
-        within += pick->second <= 1.05 * fastest;
-        if (pick->second > 1.05 * fastest) {
-          std::printf("  miss: %s np%d %llu B: picked %s, %.2fx the fastest\n", std::string(name(c)).c_str(), n,
-                      static_cast<unsigned long long>(std::get<2>(key)), pick->first.c_str(), pick->second / fastest);
-        }
-      }
+      within += scorePicks(chooser, c, n, measured[{n, c}], sizes);
     }
   }
   return within;
