@@ -31,7 +31,27 @@ struct Sample {
   double timeUs = 0;   // what the features must explain
   double launchUs = 0; // added back when predicting
   const Measurement* measurement = nullptr;
+  // A plan with phases whose bytes another algorithm's fit prices (Phase::bandwidthFitOf): until
+  // that fit is known, `features` describe the whole plan; borrowBandwidths then takes the
+  // borrowed bytes' time off and leaves their steps to this group's latencies.
+  std::string_view lender;
+  Plan borrowed;
+  Features ownFeatures;  // the other phases, and the borrowed phases' steps
+  Shape shape;
+  const Predictor* predictor = nullptr;
 };
+
+// Prices a sample's borrowed bytes at the lender's fitted bandwidths, as the predictor does
+// (Predictor::timeOf), and leaves the rest of its time to its own features. Where that leaves
+// nothing, the sample keeps the whole plan's features (false).
+bool borrowBandwidths(Sample& s, const Calibration& lent) {
+  const double borrowedUs = priceUs(s.borrowed, s.shape, bandwidthsOnly(s.predictor->pricingFor(&lent)));
+  if (s.timeUs - borrowedUs <= 0) return false;
+  s.features = s.ownFeatures;
+  s.timeUs -= borrowedUs;
+  s.launchUs += borrowedUs;
+  return true;
+}
 
 // Least squares with non-negative coefficients: minimise sum ((a_i.c - b_i) / s_i)^2 by QR,
 // dropping the most negative coefficient's column until all are >= 0 (an active-set NNLS, which
@@ -285,9 +305,18 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     Sample s;
     s.features = planFeatures(fitted, shape, pricing, link);
     if (plan.empty()) s.features.x = {1, 0, 0, 0, 0};  // nothing moves: only the launch
+    Plan own;
+    s.lender = fitted.splitBorrowed(own, s.borrowed);
+    if (!s.lender.empty()) {
+      s.ownFeatures = planFeatures(own, shape, pricing, link);
+      const Features borrowed = planFeatures(s.borrowed, shape, pricing, link);
+      for (int j : {0, 1, Features::kRendezvousTerm}) s.ownFeatures.x[static_cast<std::size_t>(j)] += borrowed.x[static_cast<std::size_t>(j)];
+      s.shape = shape;
+      s.predictor = &predictor;
+    }
     // A per-call term only for rooted collectives: timed back to back, a call's root or leaves
     // finish early and overlap the next call, so their time is not the rounds' latency alone.
-    if (!hasRoot(r.collective)) s.features.x[Features::kCallTerm] = 0;
+    if (!hasRoot(r.collective)) s.features.x[Features::kCallTerm] = s.ownFeatures.x[Features::kCallTerm] = 0;
     s.launchUs = (link == LinkClass::Local ? 0.0 : pricing.launchLatencyUs) + copiesUs;
     s.timeUs = r.timeUs - s.launchUs;
     if (s.timeUs <= 0) {
@@ -321,21 +350,43 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     report.linkFits.push_back({link, quality(pooled, std::vector<const std::vector<double>*>(pooled.size(), &c))});
   }
 
-  // 3. Fit each group.
+  // 3. Fit each group: those whose rows borrow another group's bandwidths (Phase::bandwidthFitOf)
+  // after the rest, with the borrowed bytes priced at the lender's where it has a fit.
+  std::vector<GroupKey> order;
+  for (int borrowing = 0; borrowing < 2; ++borrowing) {
+    for (const auto& [key, samples] : groups) {
+      const bool borrows = std::any_of(samples.begin(), samples.end(), [](const Sample& s) { return !s.lender.empty(); });
+      if (borrows == (borrowing == 1)) order.push_back(key);
+    }
+  }
   std::vector<Sample> fittedSamples;
   std::vector<const std::vector<double>*> fittedCoefficients;
   std::vector<std::vector<double>> allCoefficients;
   allCoefficients.reserve(groups.size());
-  for (auto& [key, samples] : groups) {
+  for (const GroupKey& key : order) {
+    std::vector<Sample>& samples = groups[key];
     const auto& [impl, collective, algo, inPlace] = key;
     const LinkClass link = groupLinks[key];
+    const std::string what = fmt::format("{} {} {}{}", impl, name(static_cast<Collective>(collective)), algo, inPlace ? " in place" : "");
+    int borrowed = 0, notBorrowed = 0;
+    std::string_view lender;
+    for (Sample& s : samples) {
+      if (s.lender.empty()) continue;
+      lender = s.lender;
+      const Calibration* lent = findCalibration(report.fitted.calibrations, impl, static_cast<Collective>(collective), s.lender, inPlace);
+      ++(lent != nullptr && borrowBandwidths(s, *lent) ? borrowed : notBorrowed);
+    }
+    if (borrowed + notBorrowed > 0) {
+      report.notes.push_back(fmt::format("{}: {} rows with phases that borrow {}'s fitted bandwidths: {} priced at them before the fit{}", what,
+                                         borrowed + notBorrowed, lender, borrowed,
+                                         notBorrowed > 0 ? fmt::format(", {} at {}'s own (no fit of {})", notBorrowed, algo, lender) : ""));
+    }
     int terms = 0;  // the columns these rows can see: what the rows must outnumber
     for (int j = 0; j < Features::kColumns; ++j) {
       terms += std::any_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[static_cast<std::size_t>(j)] != 0; });
     }
     std::set<std::uint64_t> sizes;
     for (const auto& s : samples) sizes.insert(s.measurement->row.sizeBytes);
-    const std::string what = fmt::format("{} {} {}{}", impl, name(static_cast<Collective>(collective)), algo, inPlace ? " in place" : "");
     if (sizes.size() < 2 || static_cast<int>(samples.size()) <= terms) {
       report.notes.push_back(fmt::format("{}: {} rows over {} sizes are too few to fit {} terms", what, samples.size(), sizes.size(), terms));
       continue;

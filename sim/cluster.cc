@@ -363,4 +363,15 @@ Cluster loadCluster(const std::string& presetOrPath) {
   return clusterFromJson(doc, path.string());
 }
 
+const Calibration* findCalibration(const std::vector<Calibration>& calibrations, std::string_view implementation,
+                                   Collective collective, std::string_view algo, bool inPlace) {
+  const Calibration* otherPlacement = nullptr;
+  for (const auto& c : calibrations) {
+    if (c.implementation != implementation || c.collective != collective || c.algo != algo) continue;
+    if (c.inPlace == inPlace) return &c;
+    otherPlacement = &c;
+  }
+  return otherPlacement;
+}
+
 }  // namespace cclab::sim

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "results/results.h"
@@ -146,6 +147,11 @@ struct Calibration {
   std::vector<double> cacheBandwidthGBps;   // shared memory: per cache level, as in IntraNode::caches
   FitQuality fit;
 };
+
+// The entry fitted for one implementation, collective, algorithm and placement; where only the
+// other placement was fitted, that one (in place and out move the same bytes); null if neither.
+const Calibration* findCalibration(const std::vector<Calibration>& calibrations, std::string_view implementation,
+                                   Collective collective, std::string_view algo, bool inPlace);
 
 struct Cluster {
   std::string name;

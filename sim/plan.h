@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "sim/cluster.h"
 
@@ -71,6 +72,12 @@ struct Phase {
   std::array<Transfer, 2> transfers{};
   int transferCount = 0;
   double reduceBytes = 0;  // bytes of output each rank reduces (overlapped with the transfers)
+  // Calibrated, the algorithm (of the same collective) whose fitted bandwidths price this phase's
+  // bytes; its steps keep the plan's own fitted latencies. Empty: the plan's fit throughout. Where
+  // one piece of code does the same work per byte in two algorithms (rhd's all_reduce folds as
+  // rd's does, recursive_fold.cc: a whole buffer sent and reduced), rows of a power of two ranks
+  // never run it, so the borrower's fit has not seen that work; the lender's saw it at every step.
+  std::string_view bandwidthFitOf;
 
   // A planner that adds more than the array holds is a bug in the planner: it throws rather than
   // writing past the end.
@@ -100,6 +107,9 @@ struct Plan {
   bool empty() const;
   // The link classes the plan's transfers use, one bit each: 1 << LinkClass (0 for an empty plan).
   unsigned links() const;
+  // The algorithm whose bandwidths its phases borrow (Phase::bandwidthFitOf; one per plan), or
+  // empty; `own` gets the other phases, `borrowed` those, both with the plan's working set.
+  std::string_view splitBorrowed(Plan& own, Plan& borrowed) const;
 };
 
 }  // namespace cclab::sim

@@ -93,13 +93,7 @@ Plan Predictor::plan(Collective collective, std::string_view algo, const Shape& 
 const Calibration* Predictor::calibration(std::string_view implementation, Collective collective, std::string_view algo,
                                           bool inPlace) const {
   if (implementation.empty()) return nullptr;
-  const Calibration* otherPlacement = nullptr;
-  for (const auto& c : cluster_.calibrations) {
-    if (c.implementation != implementation || c.collective != collective || c.algo != algo) continue;
-    if (c.inPlace == inPlace) return &c;
-    otherPlacement = &c;
-  }
-  return otherPlacement;
+  return findCalibration(cluster_.calibrations, implementation, collective, algo, inPlace);
 }
 
 Pricing Predictor::pricingFor(const Calibration* entry) const {
@@ -131,7 +125,15 @@ double Predictor::timeOf(Collective collective, std::string_view algo, const Sha
   const Plan p = plan(collective, algo, shape, query.bytes, query.inPlace, query.implementation == kOwnBackend);
   const Calibration* entry = calibration(query.implementation, collective, algo, query.inPlace);
   calibrated = entry != nullptr;
-  return priceUs(p, shape, pricingFor(entry));
+  const Pricing pricing = pricingFor(entry);
+  // Phases that borrow another algorithm's bandwidths (Phase::bandwidthFitOf) are priced with them
+  // where the calibration holds that fit; the launch is paid once.
+  Plan own, borrowed;
+  const std::string_view lender = entry != nullptr ? p.splitBorrowed(own, borrowed) : std::string_view();
+  const Calibration* lent = lender.empty() ? nullptr : calibration(query.implementation, collective, lender, query.inPlace);
+  if (lent == nullptr) return priceUs(p, shape, pricing);
+  const Pricing borrowing = withBandwidthsOf(pricing, pricingFor(lent));
+  return priceUs(own, shape, pricing) + priceUs(borrowed, shape, borrowing) - borrowing.launchLatencyUs;
 }
 
 Prediction Predictor::predict(const Query& query) const {

@@ -57,12 +57,13 @@ class Predictor {
   Plan plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace, bool ownCopies) const;
 
   const Pricing& pricing() const { return base_; }
+  // The pricing of a calibration entry on this cluster's shape (null: the description's own).
+  Pricing pricingFor(const Calibration* entry) const;
   const Cluster& cluster() const { return cluster_; }
 
  private:
   const Calibration* calibration(std::string_view implementation, Collective collective, std::string_view algo,
                                  bool inPlace) const;
-  Pricing pricingFor(const Calibration* entry) const;
   double timeOf(Collective collective, std::string_view algo, const Shape& shape, const Query& query, bool& calibrated) const;
 
   Cluster cluster_;

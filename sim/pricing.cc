@@ -143,6 +143,25 @@ Pricing basePricing(const Cluster& c) {
   return p;
 }
 
+Pricing withBandwidthsOf(const Pricing& own, const Pricing& lender) {
+  Pricing p = own;
+  for (LinkClass l : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
+    p.link(l).bandwidthGBps = lender.link(l).bandwidthGBps;
+    p.link(l).cacheGBps = lender.link(l).cacheGBps;
+  }
+  p.reduceGBps = lender.reduceGBps;
+  return p;
+}
+
+Pricing bandwidthsOnly(const Pricing& lender) {
+  Pricing p = lender;
+  p.launchLatencyUs = 0;
+  for (LinkClass l : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
+    p.link(l).latencyUs = p.link(l).oversubscribedLatencyUs = p.link(l).rendezvousLatencyUs = 0;
+  }
+  return p;
+}
+
 double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
   const SharedMemoryView shm = pricing.sharedMemory ? sharedView(plan, shape, pricing) : SharedMemoryView{};
   double total = pricing.launchLatencyUs;

@@ -65,6 +65,12 @@ int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& prici
 // Microseconds for a plan on a shape.
 double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
 
+// `own` with `lender`'s bandwidths on every link (phases that borrow another fit's bandwidths,
+// Phase::bandwidthFitOf), or with no latencies and no launch at all (`lender` alone: what the
+// borrowed bytes take, which calibration takes off a row before fitting its own terms).
+Pricing withBandwidthsOf(const Pricing& own, const Pricing& lender);
+Pricing bandwidthsOnly(const Pricing& lender);
+
 // The least-squares features of a plan that uses one link class: time = features . coefficients,
 // with coefficients (latency per step, extra latency per oversubscribed step (a shared GPU: per
 // further process of a step), microseconds per byte

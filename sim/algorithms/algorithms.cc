@@ -45,4 +45,22 @@ unsigned Plan::links() const {
   return used;
 }
 
+std::string_view Plan::splitBorrowed(Plan& own, Plan& borrowed) const {
+  own = Plan{};
+  borrowed = Plan{};
+  own.workingSetBytes = borrowed.workingSetBytes = workingSetBytes;
+  std::string_view lender;
+  for (int i = 0; i < phaseCount; ++i) {
+    const Phase& phase = phases[static_cast<std::size_t>(i)];
+    if (phase.bandwidthFitOf.empty()) {
+      own.addPhase() = phase;
+      continue;
+    }
+    if (!lender.empty() && lender != phase.bandwidthFitOf) throw std::logic_error("a plan borrows the bandwidths of one algorithm at most");
+    lender = phase.bandwidthFitOf;
+    borrowed.addPhase() = phase;
+  }
+  return lender;
+}
+
 }  // namespace cclab::sim

@@ -185,11 +185,11 @@ TEST(Tuner, PicksOnTheH200CalibrationScoredAgainstItsMeasuredFamilies) {
 // against the sweeps themselves (results/measured/cpu-2core-amd-epyc/algorithms-shm: every
 // algorithm at 2-5 ranks, each size its fastest of 5 launches). Counted: the out-of-place sizes of
 // the five collectives of issue 17 section 4 at which the picked algorithm measured within 5% of
-// the fastest. `calibration` "" is the shipped one. 180 of 211 with the caches' capacities fitted
-// (2026-11-29); 185 on the same rows with the described capacities (`ccsim calibrate
-// --cache-capacity described`): the fit prices the ring all_reduce at 3 ranks closer and rhd's,
-// with its fold, further (512 KiB-2 MiB: -14% to -17%), so there auto takes rhd, measured 1.17-1.19x
-// the ring (docs/simulator.md).
+// the fastest. `calibration` "" is the shipped one. 182 of 211 with the caches' capacities fitted
+// (2026-11-29), 185 on the same rows with the described capacities (`ccsim calibrate
+// --cache-capacity described`). With the capacities fitted, rhd's all_reduce at 3 ranks came out
+// 14-17% fast (512 KiB-2 MiB) and auto took it over the ring, measured 1.17-1.19x slower: 180;
+// its fold's bytes at rd's fitted bandwidth (Phase::bandwidthFitOf) give the ring back (182).
 int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "") {
   const std::filesystem::path dir = std::filesystem::path(CCLAB_SOURCE_DIR) / "results/measured/cpu-2core-amd-epyc/algorithms-shm";
   const sim::Cluster cluster = sim::loadCluster(
@@ -222,7 +222,7 @@ TEST(Tuner, PicksOnTheShippedCpuCalibrationScoredAgainstItsSweeps) {
   std::printf("auto within 5%% of the fastest algorithm: %d of %d sizes\n", within, sizes);
   if (other != nullptr) return;
   EXPECT_EQ(sizes, 211);
-  EXPECT_GE(within, 180);
+  EXPECT_GE(within, 182);
 }
 
 TEST(Tuner, FindsTheClusterShippedForThisMachine) {

@@ -312,6 +312,55 @@ TEST(Calibrate, TheRendezvousStartsAtTheEagerLimit) {
   EXPECT_DOUBLE_EQ(time(noLimit, 1 << 20), time(without, 1 << 20));
 }
 
+// rhd's all_reduce folds a rank count that is not a power of two as rd does (recursive_fold.cc):
+// calibrated, the fold's bytes go at rd's fitted bandwidth and its steps at rhd's own latency
+// (Phase::bandwidthFitOf). A power of two has no fold; without rd's fit rhd prices all of it.
+Calibration syntheticFit(const char* algo, double latencyUs, double bandwidthGBps) {
+  Calibration e;
+  e.implementation = "synthetic";
+  e.collective = Collective::AllReduce;
+  e.algo = algo;
+  e.latencyUs = latencyUs;
+  e.bandwidthGBps = bandwidthGBps;
+  return e;
+}
+
+TEST(Calibrate, RhdFoldsAtRdsFittedBandwidth) {
+  const double bytes = 16.0 * 1024 * 1024;
+  auto rhdUs = [&](int n, std::vector<Calibration> fits) {
+    Cluster c = loadCluster("dgx-h100");
+    reshape(c, 1, n);
+    c.calibrations = std::move(fits);
+    return Predictor(c).predict(Query{Collective::AllReduce, "rhd", bytes, n, 1, false, "synthetic"}).timeUs;
+  };
+  const Calibration rhd = syntheticFit("rhd", 5, 100);
+  const double sameRate = rhdUs(3, {rhd, syntheticFit("rd", 5, 100)});
+  // The fold carries the whole buffer in and out (2 x 16 MiB one way): at 50 GB/s instead of 100.
+  EXPECT_NEAR(rhdUs(3, {rhd, syntheticFit("rd", 5, 50)}) - sameRate, 2 * bytes * 1e-3 / 50 - 2 * bytes * 1e-3 / 100, 1e-6);
+  EXPECT_DOUBLE_EQ(rhdUs(3, {rhd, syntheticFit("rd", 500, 100)}), sameRate);  // rd's latency: not borrowed
+  EXPECT_DOUBLE_EQ(rhdUs(3, {rhd}), sameRate);                             // no rd fit: rhd's own rate
+  EXPECT_DOUBLE_EQ(rhdUs(4, {rhd, syntheticFit("rd", 5, 50)}), rhdUs(4, {rhd}));  // no fold
+
+  // Calibrating on rows with folds (2-4 ranks) takes the fold's bytes off at rd's fit first, so
+  // rhd's own numbers come back exactly and 5 ranks are predicted exactly.
+  Cluster truth = loadCluster("dgx-h100");
+  truth.calibrations = {rhd, syntheticFit("rd", 20, 50)};
+  std::vector<Measurement> rows = synthetic(truth, Collective::AllReduce, "rhd", {2, 3, 4});
+  const std::vector<Measurement> rd = synthetic(truth, Collective::AllReduce, "rd", {2, 3, 4});
+  rows.insert(rows.end(), rd.begin(), rd.end());
+  const CalibrationReport report = calibrate(loadCluster("dgx-h100"), rows);
+  const Calibration* fitted = findCalibration(report.fitted.calibrations, "synthetic", Collective::AllReduce, "rhd", false);
+  ASSERT_NE(fitted, nullptr);
+  EXPECT_NEAR(fitted->bandwidthGBps, 100, 1e-6);
+  EXPECT_NEAR(fitted->latencyUs, 5, 1e-6);
+  EXPECT_LT(fitted->fit.maxAbsErrorPct, 1e-6);
+  EXPECT_NE(std::find(report.notes.begin(), report.notes.end(),
+                      "synthetic all_reduce rhd: 10 rows with phases that borrow rd's fitted bandwidths: 10 priced at them before the fit"),
+            report.notes.end());
+  const ValidationReport heldOut = validate(report.fitted, synthetic(truth, Collective::AllReduce, "rhd", {5}));
+  EXPECT_LT(heldOut.ranges.back().maxAbsErrorPct, 1e-6);
+}
+
 // On a GPU Bruck copies in its own HBM (its rotations) and transfers over the links: the rows are
 // fitted on the transfers, the copies priced as the GPU's memory is described, and the fit then
 // predicts a rank count it did not see exactly (the predictor prices the copies the same way).
@@ -507,9 +556,10 @@ TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
 // Issue 17's check on this CPU over cclab's shared-memory transport (results/measured/
 // cpu-2core-amd-epyc/algorithms-shm: every algorithm, 2-5 ranks, 5 launches each): fit on 2 and
 // 4 ranks, predict 3 and 5. The fit takes the caches' capacities from the 2- and 4-rank rows
-// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 17.0% below 64 KiB and 10.3%
-// from it, 10 of cclab's 24 algorithms within both targets. With the described capacities:
-// 17.1% and 13.8%, 6 algorithms.
+// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 17.0% below 64 KiB and 9.8%
+// from it, 11 of cclab's 24 algorithms within both targets (rhd's all_reduce since its fold's
+// bytes go at rd's fitted bandwidth: 15.0% -> 6.8% from 64 KiB). With the described capacities:
+// 17.1% and 13.9%, 6 algorithms.
 TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   const std::filesystem::path dir = repo("results/measured/cpu-2core-amd-epyc/algorithms-shm");
   std::vector<std::string> files;
@@ -532,8 +582,8 @@ TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   EXPECT_EQ(fitted.cacheFits[1].fittedBytes, 12.0 * 1024 * 1024);
   const ValidationReport heldOut = validate(fitted.fitted, checkRows);
   EXPECT_LT(heldOut.ranges[0].medianAbsErrorPct, 17.5);
-  EXPECT_LT(heldOut.ranges[4].medianAbsErrorPct, 10.8);
-  EXPECT_GE(cclabMeeting(heldOut), 10);
+  EXPECT_LT(heldOut.ranges[4].medianAbsErrorPct, 10.0);
+  EXPECT_GE(cclabMeeting(heldOut), 11);
   const ValidationReport described = validate(calibrate(loadCluster("cpu-2core-amd-epyc"), fitRows, false).fitted, checkRows);
   EXPECT_GT(described.ranges[4].medianAbsErrorPct, 13.0);
   EXPECT_LE(cclabMeeting(described), 6);
