@@ -1,7 +1,7 @@
 // Bruck's algorithms: ceil(log2 n) steps for any rank count. all_gather: see planBruck.
-// alltoall: log2(n) steps; in step k every rank sends the blocks whose index has bit k set
-// (about half of its buffer) to the rank 2^k away, plus a local rotation of the whole buffer
-// before and after. Fewer, larger messages than pairwise: it wins on latency, loses on bytes.
+// alltoall: log2(n) steps; in step k every rank sends the blocks whose index has bit k set (half
+// of its buffer at a power of two, less otherwise) to the rank 2^k away, plus a local rotation of
+// the whole buffer before and after. Fewer, larger messages than pairwise: it wins on latency, loses on bytes.
 // Ranks are numbered node by node and partners are r + 2^k mod n, so across nodes every step has
 // ranks whose partner is on another node (the last 2^k of each node when 2^k < g): every step
 // waits for the network, and the node's NICs carry the halves of all of those ranks.
@@ -45,18 +45,23 @@ bool planBruck(Collective c, const Shape& s, double bytes, Plan& plan) {
     plan.addPhase().add({LinkClass::Local, 0, bytes, n});
     return true;
   }
-  Phase& rotate = plan.addPhase();
-  rotate.add({LinkClass::Local, 0, 2 * bytes, n});
+  // In the step at distance d a rank sends the blocks whose index (1..n-1) has bit d set: half
+  // the buffer at a power of two, less otherwise (3 ranks: 1 block of 3 each step).
+  double intraBytes = 0, interBytes = 0;
+  for (int distance = 1; distance < n; distance *= 2) {
+    int blocks = 0;
+    for (int i = 1; i < n; ++i) blocks += (i & distance) != 0;
+    const double moved = blocks * bytes / n;
+    // The busiest port: a node's first rank, whose partner is on its node while distance < g.
+    if (distance < g) intraBytes += moved;
+    if (p > 1) interBytes += ranksLeavingTheNode(n, g, distance) * moved;
+  }
+  plan.addPhase().add({LinkClass::Local, 0, 2 * bytes, n});  // the rotations in and out
   Phase& phase = plan.addPhase();
-  // The busiest port: a node's first rank, whose partners are on its node while 2^k < g.
-  Transfer intra{LinkClass::Intra, p > 1 ? 0.0 : steps, std::min(steps, log2Ceil(g)) * bytes / 2, n};
+  Transfer intra{LinkClass::Intra, p > 1 ? 0.0 : steps, intraBytes, n};
   intra.allPairs = true;
   phase.add(intra);
-  if (p > 1) {
-    double leaving = 0;
-    for (int distance = 1; distance < n; distance *= 2) leaving += ranksLeavingTheNode(n, g, distance);
-    phase.add({LinkClass::Inter, steps, leaving * bytes / 2, n});
-  }
+  if (p > 1) phase.add({LinkClass::Inter, steps, interBytes, n});
   return true;
 }
 

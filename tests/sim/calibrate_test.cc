@@ -477,9 +477,11 @@ std::vector<std::string> meetingTargets(const ValidationReport& report) {
 // The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
 // 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
 // 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
-// algorithms as they stand (5.1% and 8.4%) and how many algorithms meet both (18 of 24, among
+// algorithms as they stand (4.7% and 8.4%) and how many algorithms meet both (18 of 24, among
 // them rd all_reduce and rhd reduce_scatter since their device copies are priced apart, and the
-// chain broadcast since each of its chunks is a message on the critical path), and that reading
+// chain broadcast since each of its chunks is a message on the critical path; 19 while Bruck's
+// alltoall was priced at half the buffer every step, which its 3- and 5-process rows, the bytes
+// aside, fitted: 8.6% from 64 KiB then, 11.8% on the bytes it sends), and that reading
 // the runs as a GPU per process (what the model did before it knew they shared one) is worse.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = h100Sweeps(kSweptFamilies);
@@ -488,7 +490,7 @@ TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   EXPECT_LT(small, 6.0);
   EXPECT_LT(large, 9.0);
   const std::vector<std::string> met = meetingTargets(heldOut(all, "dgx-h100"));
-  EXPECT_GE(met.size(), 19u);
+  EXPECT_GE(met.size(), 18u);
   for (const char* algorithm : {"all_reduce rd", "reduce_scatter rhd", "broadcast chain", "reduce ring"}) {
     EXPECT_NE(std::find(met.begin(), met.end(), algorithm), met.end()) << algorithm;
   }
@@ -556,10 +558,10 @@ TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
 // Issue 17's check on this CPU over cclab's shared-memory transport (results/measured/
 // cpu-2core-amd-epyc/algorithms-shm: every algorithm, 2-5 ranks, 5 launches each): fit on 2 and
 // 4 ranks, predict 3 and 5. The fit takes the caches' capacities from the 2- and 4-rank rows
-// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 17.0% below 64 KiB and 9.8%
-// from it, 11 of cclab's 24 algorithms within both targets (rhd's all_reduce since its fold's
-// bytes go at rd's fitted bandwidth: 15.0% -> 6.8% from 64 KiB). With the described capacities:
-// 17.1% and 13.9%, 6 algorithms.
+// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 17.0% below 64 KiB and 9.6%
+// from it, 12 of cclab's 24 algorithms within both targets (rhd's all_reduce since its fold's
+// bytes go at rd's fitted bandwidth: 15.0% -> 6.8% from 64 KiB; Bruck's alltoall since its plan
+// sends the blocks it does: 20.4% -> 8.2%). With the described capacities: 17.2% and 13.9%, 6.
 TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   const std::filesystem::path dir = repo("results/measured/cpu-2core-amd-epyc/algorithms-shm");
   std::vector<std::string> files;
@@ -583,7 +585,7 @@ TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   const ValidationReport heldOut = validate(fitted.fitted, checkRows);
   EXPECT_LT(heldOut.ranges[0].medianAbsErrorPct, 17.5);
   EXPECT_LT(heldOut.ranges[4].medianAbsErrorPct, 10.0);
-  EXPECT_GE(cclabMeeting(heldOut), 11);
+  EXPECT_GE(cclabMeeting(heldOut), 12);
   const ValidationReport described = validate(calibrate(loadCluster("cpu-2core-amd-epyc"), fitRows, false).fitted, checkRows);
   EXPECT_GT(described.ranges[4].medianAbsErrorPct, 13.0);
   EXPECT_LE(cclabMeeting(described), 6);

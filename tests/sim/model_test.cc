@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/errors.h"
@@ -260,16 +261,31 @@ TEST(Model, BruckAcrossNodesSendsEveryHalfWhosePartnerIsElsewhere) {
   EXPECT_EQ(exchange.transfers[1].link, LinkClass::Inter);
   EXPECT_DOUBLE_EQ(exchange.transfers[1].steps, 4);
   EXPECT_DOUBLE_EQ(exchange.transfers[1].bytes, (1 + 2 + 4 + 8) * s / 2);
-  // 3 nodes of 5: at least 5 ranks x 10/15 of S must leave each node; the plan sends 1 + 2 + 4 + 5 halves.
+  // 3 nodes of 5: at least 5 ranks x 10/15 of S must leave each node; each step sends the 7 of
+  // the 15 blocks whose index (1..14) has its bit set, from 1, 2, 4 and 5 ranks of each node.
   Plan odd;
   ASSERT_TRUE(planBruck(Collective::AllToAll, Shape{15, 3}, s, odd));
-  EXPECT_DOUBLE_EQ(odd.phases[1].transfers[1].bytes, 12 * s / 2);
+  EXPECT_DOUBLE_EQ(odd.phases[1].transfers[1].bytes, (1 + 2 + 4 + 5) * 7 * s / 15);
   // One node: every step stays on it, as before.
   Plan one;
   ASSERT_TRUE(planBruck(Collective::AllToAll, Shape{8, 1}, s, one));
   EXPECT_EQ(one.phases[1].transferCount, 1);
   EXPECT_DOUBLE_EQ(one.phases[1].transfers[0].steps, 3);
   EXPECT_DOUBLE_EQ(one.phases[1].transfers[0].bytes, 3 * s / 2);
+}
+
+// Bruck's alltoall sends, in the step at distance d, the blocks whose index has bit d set, as
+// collectives/algorithms/bruck_alltoall.cc does: half the buffer at a power of two, less at other
+// rank counts (3 ranks: block 1, then block 2, 2/3 of S in all; 5: blocks 1 and 3, 2 and 3, then 4:
+// S, not the 3 halves of ceil(log2 5) steps).
+TEST(Model, BruckAlltoallSendsTheBlocksWithTheStepsBitSet) {
+  const double s = 1 << 20;
+  const std::pair<int, int> blocksSent[] = {{2, 1}, {3, 2}, {4, 4}, {5, 5}, {6, 7}, {7, 9}, {8, 12}};  // ranks, blocks
+  for (const auto& [n, blocks] : blocksSent) {
+    Plan bruck;
+    ASSERT_TRUE(planBruck(Collective::AllToAll, Shape{n, 1}, s, bruck));
+    EXPECT_DOUBLE_EQ(bruck.phases[1].transfers[0].bytes, blocks * s / n) << n << " ranks";
+  }
 }
 
 // The fixed arrays of a plan throw on overflow instead of writing past their end.
