@@ -1,10 +1,10 @@
 // Bruck's algorithms: ceil(log2 n) steps for any rank count. all_gather: see planBruck.
 // alltoall: log2(n) steps; in step k every rank sends the blocks whose index has bit k set (half
 // of its buffer at a power of two, less otherwise) to the rank 2^k away, plus a local rotation of
-// the whole buffer before and after. Fewer, larger messages than pairwise: it wins on latency, loses on bytes.
-// Ranks are numbered node by node and partners are r + 2^k mod n, so across nodes every step has
-// ranks whose partner is on another node (the last 2^k of each node when 2^k < g): every step
-// waits for the network, and the node's NICs carry the halves of all of those ranks.
+// the whole buffer before and after. Fewer, larger messages than pairwise: it wins on latency,
+// loses on bytes. Ranks are numbered node by node and partners are r + 2^k mod n, so across nodes
+// every step has ranks whose partner is on another node (the last 2^k of each node when 2^k < g):
+// every step waits for the network, and the node's NICs carry the blocks of all of those ranks.
 
 #include "sim/algorithms/algorithms.h"
 
@@ -18,6 +18,12 @@ namespace {
 int ranksLeavingTheNode(int n, int g, int distance) {
   const int staying = std::max(0, g - distance) + std::max(0, g - std::max(0, n - distance));
   return g - staying;
+}
+
+// How many of the indices 1..n-1 have the bit `distance` set: Bruck's alltoall sends those blocks
+// in that step (whole periods of 2 * distance hold `distance` each, then the tail's part).
+int blocksWithBit(int n, int distance) {
+  return n / (2 * distance) * distance + std::max(0, n % (2 * distance) - distance);
 }
 
 }  // namespace
@@ -49,9 +55,7 @@ bool planBruck(Collective c, const Shape& s, double bytes, Plan& plan) {
   // the buffer at a power of two, less otherwise (3 ranks: 1 block of 3 each step).
   double intraBytes = 0, interBytes = 0;
   for (int distance = 1; distance < n; distance *= 2) {
-    int blocks = 0;
-    for (int i = 1; i < n; ++i) blocks += (i & distance) != 0;
-    const double moved = blocks * bytes / n;
+    const double moved = blocksWithBit(n, distance) * bytes / n;
     // The busiest port: a node's first rank, whose partner is on its node while distance < g.
     if (distance < g) intraBytes += moved;
     if (p > 1) interBytes += ranksLeavingTheNode(n, g, distance) * moved;
