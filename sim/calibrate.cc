@@ -353,12 +353,10 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
   // 3. Fit each group: those whose rows borrow another group's bandwidths (Phase::bandwidthFitOf)
   // after the rest, with the borrowed bytes priced at the lender's where it has a fit.
   std::vector<GroupKey> order;
-  for (int borrowing = 0; borrowing < 2; ++borrowing) {
-    for (const auto& [key, samples] : groups) {
-      const bool borrows = std::any_of(samples.begin(), samples.end(), [](const Sample& s) { return !s.lender.empty(); });
-      if (borrows == (borrowing == 1)) order.push_back(key);
-    }
-  }
+  for (const auto& entry : groups) order.push_back(entry.first);
+  std::stable_partition(order.begin(), order.end(), [&](const GroupKey& key) {
+    return std::none_of(groups[key].begin(), groups[key].end(), [](const Sample& s) { return !s.lender.empty(); });
+  });
   std::vector<Sample> fittedSamples;
   std::vector<const std::vector<double>*> fittedCoefficients;
   std::vector<std::vector<double>> allCoefficients;
