@@ -428,22 +428,29 @@ constexpr std::array<double, 9> kCapacityFractions = {0.0625, 0.125, 0.25, 0.375
 // near the capacity already misses. So, on shared memory, each level's capacity is fitted too: the
 // outermost level first, each tried at kCapacityFractions of the described size with the others
 // held, the groups refitted every time, keeping the capacity whose fits leave the least relative
-// squared error over the same rows. Only the rows being calibrated decide it.
+// squared error over the same rows, level after level until a pass changes none. Only the rows
+// being calibrated decide it.
 CalibrationReport fitCacheCapacities(const Cluster& base, const std::vector<Measurement>& rows, const CalibrationReport& settled) {
   CalibrationReport best = fitGroups(base, rows, settled);
   const std::size_t levels = base.intra.caches.size();
   if (base.intra.kind != FabricKind::SharedMemory || levels == 0 || best.groups.empty()) return best;
   const double describedError = best.relativeSquaredError;
   Cluster bestBase = base;
-  for (std::size_t l = levels; l-- > 0;) {
-    for (double fraction : kCapacityFractions) {
-      Cluster trial = bestBase;
-      trial.intra.caches[l].bytes = std::round(base.intra.caches[l].bytes * fraction);
-      if (trial.intra.caches[l].bytes == bestBase.intra.caches[l].bytes) continue;
-      CalibrationReport candidate = fitGroups(trial, rows, settled);
-      if (candidate.relativeSquaredError < best.relativeSquaredError) {
-        best = std::move(candidate);
-        bestBase = trial;
+  // Passes over the levels until one changes nothing: a level's best capacity depends on the
+  // others', so one pass can stop short of the least error the grid holds.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t l = levels; l-- > 0;) {
+      for (double fraction : kCapacityFractions) {
+        Cluster trial = bestBase;
+        trial.intra.caches[l].bytes = std::round(base.intra.caches[l].bytes * fraction);
+        if (trial.intra.caches[l].bytes == bestBase.intra.caches[l].bytes) continue;
+        CalibrationReport candidate = fitGroups(trial, rows, settled);
+        if (candidate.relativeSquaredError < best.relativeSquaredError) {
+          best = std::move(candidate);
+          bestBase = trial;
+          changed = true;
+        }
       }
     }
   }

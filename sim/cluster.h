@@ -91,7 +91,8 @@ struct IntraNode {
   int copiesPerMessage = 1;
   // Shared memory: whether ranks waiting for a message give up their cores (cclab's shared-memory
   // transport yields at once when ranks outnumber cores; Open MPI spins in its progress loop), so
-  // a step loads the cores with the ranks working in it (Transfer::busyCopiers), not all of them.
+  // a step loads the cores with the ranks working in it (Transfer::busyCopiers), not all of them,
+  // and a flow's messages share the cores (Transfer::CriticalBytes::nodeMessages).
   // `ccsim calibrate` sets it from the runs it fits (results config `transport`).
   bool waitingRanksYield = false;
 };

@@ -60,6 +60,14 @@ struct Transfer {
     // copies are the path: a scatter's or a binomial broadcast's root writes each child's message
     // in turn, a gather's root reads each. The bytes of that sequence.
     double twoCopyWriter = 0;
+    // Shared memory, ranks that do unequal work in a flow rather than in lockstep (a pipelined
+    // chain, a binomial reduce, the double binary tree's halves up and down): the bytes of every message the node's ranks send in the
+    // transfer, each once. On more ranks than cores whose waiting ranks yield them, no core idles
+    // while the flow has work and a back-to-back loop overlaps one call's pipeline fill with the
+    // last one's drain: the cores share these bytes, and that is the path. In the units of
+    // `bytes`: a message of B bytes costs its two ranks what one rank's send and receive of B
+    // cost in a swap, whatever the copies per message. 0: not a flow.
+    double nodeMessages = 0;
     // A GPU shared by the processes (Shape::perDevice > 1): what all of them copy in this
     // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
     // buffers: g - 1 in all, over fewer rounds).

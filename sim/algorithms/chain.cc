@@ -26,6 +26,10 @@ bool planChain(Collective c, const Shape& s, double bytes, Plan& plan) {
   Transfer intra{LinkClass::Intra, messages, bytes + std::max(0.0, intraHops - 1) * chunk, n};
   intra.busyCopiers = std::min(n, static_cast<int>(chunks) + 1);  // k chunks keep k hops, k + 1 ranks in a row, busy at once
   intra.critical.sharedDevice = intraHops * bytes;  // one GPU under all: every hop copies the buffer
+  // Shared memory: a rank inside the chain receives and forwards every byte, one hop's ends only
+  // send or receive; the ranks' unequal work is a flow, the hops' buffers shared by the cores.
+  intra.oneWay = intraHops == 1;
+  intra.critical.nodeMessages = intraHops * bytes;
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, static_cast<double>(p - 1), bytes, n});
   if (c == Collective::Reduce) phase.reduceBytes = bytes;

@@ -43,11 +43,19 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
   const double intraRounds = log2Ceil(g), interRounds = log2Ceil(p);
   Phase& phase = plan.addPhase();
   switch (c) {
-    case Collective::AllReduce:
-      phase.add({LinkClass::Intra, 2.0 * (g - 1), 2 * bytes * (p > 1 ? static_cast<double>(g - 1) / g : 1.0), n});
+    case Collective::AllReduce: {
+      // Inside the node each port carries the buffer up and down twice (a rank inner in one tree
+      // and a leaf in the other, or in the middle of the node's chain); of two ranks on one node
+      // each is one tree's root and the other's leaf: once. On shared memory the trees are flows,
+      // the node's messages the half buffer up and down every edge of both trees.
+      const double passes = g == 2 && p == 1 ? 1 : 2;
+      Transfer intra{LinkClass::Intra, 2.0 * (g - 1), passes * bytes * (p > 1 ? static_cast<double>(g - 1) / g : 1.0), n};
+      intra.critical.nodeMessages = 2.0 * (g - 1) * bytes;
+      phase.add(intra);
       if (p > 1) phase.add({LinkClass::Inter, 2 * interRounds, 2 * bytes, n});
       phase.reduceBytes = bytes;
       return true;
+    }
     case Collective::Broadcast:
     case Collective::Reduce: {
       Transfer intra{LinkClass::Intra, intraRounds, intraRounds * bytes, n};
@@ -66,8 +74,11 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         intra.critical.twoCopyWriter = binomialWritePath(g, [](int, int) { return 1.0; }) * bytes;
       } else if (c == Collective::Reduce) {
         // Each round's receivers reduce at once, the most (g / 2) in the first; the root receives
-        // in every round, one after another.
+        // in every round, one after another. In a round a rank sends or receives; on shared
+        // memory the g - 1 buffers sent are the node's work, shared by its cores.
         intra.copiers = std::max(1, g / 2);
+        intra.oneWay = true;
+        intra.critical.nodeMessages = (g - 1) * bytes;
       }
       phase.add(intra);
       if (p > 1) phase.add({LinkClass::Inter, interRounds, interRounds * bytes, n});
