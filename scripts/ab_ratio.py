@@ -1,5 +1,16 @@
+#!/usr/bin/env python3
+"""Median over interleaved A/B rounds of cclab's algbw over the MPI library's, per variant and size.
+
+usage: ab_ratio.py FILE
+
+FILE holds rounds of ccbench text output, each opened by a "## <variant> round <i>" line and
+holding the MPI backend's table then cclab's (--backend mpi,cclab), as the ab.sh scripts under
+results/measured/cpu-2core-amd-epyc/shm/ab-*/ write them. Prints one line per variant: size:
+out-of-place ratio / in-place ratio. The ratio is of the times (MPI's over cclab's): the same as
+the algbw ratio, without the printed algbw's rounding.
+"""
 import sys, statistics, collections
-# median over rounds of cclab/mpi algbw (out of place / in place), per variant and size
+
 cur=None; back=None; rows={}; out=collections.defaultdict(lambda: collections.defaultdict(list))
 for line in open(sys.argv[1]):
     if line.startswith('## '): cur=line.split()[1]; rows={}; continue
