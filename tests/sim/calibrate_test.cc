@@ -151,6 +151,17 @@ TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
   EXPECT_NEAR(g.cacheBandwidthGBps[1], 8, 1e-4);
 }
 
+// cclab's ring all_reduce, ring all_gather and pairwise alltoall at 2 and 4 ranks, in and out of
+// place: rows whose working sets cross the caches at different sizes.
+std::vector<Measurement> cacheRows(const Cluster& truth) {
+  std::vector<Measurement> rows = synthetic(truth, Collective::AllReduce, "ring", {2, 4}, false, kOwnBackend);
+  for (const auto& more : {synthetic(truth, Collective::AllGather, "ring", {2, 4}, false, kOwnBackend),
+                           synthetic(truth, Collective::AllToAll, "pairwise", {2, 4}, false, kOwnBackend)}) {
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  return rows;
+}
+
 // A cache holds less of a rank's buffers than its nominal size (the transport's slots, other
 // data, a working set near the capacity already missing): rows measured on caches of 256 KiB and
 // 12 MiB, calibrated from a description that says 1 MiB and 32 MiB, give those capacities back
@@ -162,11 +173,7 @@ TEST(Calibrate, FitsTheCapacityTheCachesBehaveAs) {
   ASSERT_EQ(truth.intra.caches[1].bytes, 32.0 * 1024 * 1024);
   truth.intra.caches[0].bytes = 256.0 * 1024;
   truth.intra.caches[1].bytes = 12.0 * 1024 * 1024;
-  std::vector<Measurement> rows = synthetic(truth, Collective::AllReduce, "ring", {2, 4}, false, kOwnBackend);
-  for (const auto& more : {synthetic(truth, Collective::AllGather, "ring", {2, 4}, false, kOwnBackend),
-                           synthetic(truth, Collective::AllToAll, "pairwise", {2, 4}, false, kOwnBackend)}) {
-    rows.insert(rows.end(), more.begin(), more.end());
-  }
+  const std::vector<Measurement> rows = cacheRows(truth);
   const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc"), rows);
   ASSERT_EQ(fitted.cacheFits.size(), 2u);
   EXPECT_EQ(fitted.cacheFits[0].describedBytes, 1024.0 * 1024);
@@ -185,6 +192,21 @@ TEST(Calibrate, FitsTheCapacityTheCachesBehaveAs) {
   EXPECT_TRUE(described.cacheFits.empty());
   EXPECT_EQ(described.fitted.intra.caches[1].bytes, 32.0 * 1024 * 1024);
   EXPECT_GT(described.overall.maxAbsErrorPct, 10);
+}
+
+// A level's best capacity depends on the others': rows measured on caches of 128 KiB and 2 MiB,
+// searched outermost first, take the L3 at 4 MiB while the L2 is still at its described 1 MiB,
+// then the L2 at 896 KiB; a second pass over the levels finds both exactly.
+TEST(Calibrate, FitsTheCapacitiesInPassesUntilNoneChanges) {
+  Cluster truth = loadCluster("cpu-2core-amd-epyc");
+  truth.intra.caches[0].bytes = 128.0 * 1024;
+  truth.intra.caches[1].bytes = 2.0 * 1024 * 1024;
+  const std::vector<Measurement> rows = cacheRows(truth);
+  const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc"), rows);
+  ASSERT_EQ(fitted.cacheFits.size(), 2u);
+  EXPECT_EQ(fitted.cacheFits[0].fittedBytes, 128.0 * 1024);
+  EXPECT_EQ(fitted.cacheFits[1].fittedBytes, 2.0 * 1024 * 1024);
+  EXPECT_LT(fitted.overall.maxAbsErrorPct, 0.01);
 }
 
 // Oversubscribed ranks on shared memory: each step pays the oversubscribed latency once per rank
