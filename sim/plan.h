@@ -49,6 +49,12 @@ struct Transfer {
   // shared-memory transport of two copies per message the sender's and receiver's cores split
   // the work, half of what each does in a swap (IntraNode::copiesPerMessage).
   bool oneWay = false;
+  // Shared memory: the messages in sequence where they are fewer than `steps` (0: `steps`). A
+  // message waits in the receiver's slots until it is copied out, so where ranks send as soon as
+  // they have their data, receives posted one after another overlap in flight: toward a binomial
+  // tree's root (gather, reduce) only the tree's depth is in sequence, not its rounds. On a GPU
+  // each receive is an operation queued in round order on the root's stream: there the rounds are.
+  double sharedMemorySteps = 0;
   // Where the way a transport copies puts other bytes on the critical path than `bytes` x the
   // busiest core's (or GPU's) load, the plan says which bytes, per way of copying; 0: the rule.
   struct CriticalBytes {

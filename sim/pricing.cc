@@ -57,6 +57,11 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
   return path * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
 }
 
+// The messages in sequence a transfer's latency pays for (Transfer::sharedMemorySteps).
+double stepsInSequence(const Transfer& t, const Pricing& pricing) {
+  return pricing.sharedMemory && t.link != LinkClass::Inter && t.sharedMemorySteps > 0 ? t.sharedMemorySteps : t.steps;
+}
+
 // Steps times the processes beyond the first: what the oversubscribed latency multiplies.
 double sharedDeviceSteps(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   const int load = sharedDeviceLoad(t, shape, pricing);
@@ -180,7 +185,7 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
       if (t.link == LinkClass::Local) {
         latency += t.steps * link.latencyUs;  // a device copy's fixed cost (0 on shared memory: a memcpy)
       } else {
-        latency += t.steps * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * coreLoad(t, shape, pricing) : 0.0) +
+        latency += stepsInSequence(t, pricing) * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * coreLoad(t, shape, pricing) : 0.0) +
                               (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0));
         if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
       }
@@ -200,10 +205,11 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
     for (int k = 0; k < phase.transferCount; ++k) {
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
       if (t.link != LinkClass::Local) {  // a rank's own copies have no messages (priceUs)
-        f.x[0] += t.steps;
-        if (shm.oversubscribed) f.x[1] += t.steps * coreLoad(t, shape, pricing);
+        const double steps = stepsInSequence(t, pricing);
+        f.x[0] += steps;
+        if (shm.oversubscribed) f.x[1] += steps * coreLoad(t, shape, pricing);
         f.x[1] += sharedDeviceSteps(t, shape, pricing);
-        if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += t.steps;
+        if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += steps;
       }
       if (!shared) {  // one bandwidth: bytes in units of the link's base bandwidth
         double factor = 1;

@@ -35,6 +35,14 @@ double binomialWritePath(int g, Blocks blocksTo) {
   return longest;
 }
 
+// The binomial tree's depth over g ranks: a rank v is popcount(v) hops from the root (each hop
+// clears its lowest set bit), so the most set bits of any v < g.
+int binomialDepth(int g) {
+  int depth = 0;
+  for (int v = 1; v < g; ++v) depth = std::max(depth, std::popcount(static_cast<unsigned>(v)));
+  return depth;
+}
+
 }  // namespace
 
 bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
@@ -67,8 +75,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         // On shared memory the receivers copy: a rank v receives from v - lowbit(v) once its
         // parent has the data, so the copies on the critical path are the most set bits of any
         // v < g, and the g - 1 copies spread over that many levels.
-        int depth = 0;
-        for (int v = 1; v < g; ++v) depth = std::max(depth, std::popcount(static_cast<unsigned>(v)));
+        const int depth = binomialDepth(g);
         intra.critical.oneCopyReceiver = depth * bytes;
         intra.copiers = (g - 1 + depth - 1) / depth;
         intra.critical.twoCopyWriter = binomialWritePath(g, [](int, int) { return 1.0; }) * bytes;
@@ -77,6 +84,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         // in every round, one after another. In a round a rank sends or receives; on shared
         // memory the g - 1 buffers sent are the node's work, shared by its cores.
         intra.copiers = std::max(1, g / 2);
+        intra.sharedMemorySteps = binomialDepth(g);  // toward the root: its depth in sequence
         intra.oneWay = true;
         intra.critical.nodeMessages = (g - 1) * bytes;
       }
@@ -90,6 +98,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       // Two copies a message: the root writes (reads) its node's other blocks itself, one message
       // after another; the scatter's forwarding ranks write theirs while it does.
       Transfer intra{LinkClass::Intra, intraRounds, f * bytes, n};
+      if (c == Collective::Gather) intra.sharedMemorySteps = binomialDepth(g);  // toward the root: its depth in sequence
       const double block = bytes / n;
       intra.critical.twoCopyWriter = c == Collective::Scatter
                                    ? binomialWritePath(g, [g](int v, int m) { return static_cast<double>(std::min(m, g - v - m)); }) * block

@@ -4,6 +4,7 @@
 #include "sim/calibrate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <initializer_list>
@@ -329,6 +330,33 @@ TEST(Calibrate, AFlowOnMoreRanksThanCoresSharesTheNodesMessagesOverTheCores) {
   EXPECT_FALSE(calibrate(two, rows).fitted.intra.waitingRanksYield);  // over MPI's transport
   for (Measurement& m : rows) m.waitingRanksYield = true;
   EXPECT_TRUE(calibrate(two, rows).fitted.intra.waitingRanksYield);
+}
+
+// Toward a binomial tree's root a rank sends once it has its subtree, and on shared memory a
+// message waits in the root's slots while the root copies out another: a gather or a reduce pays
+// the tree's depth in latencies (1, 1, 2, 2 at 2-5 ranks), not its rounds (1, 2, 2, 3). On a GPU
+// the root's receives queue in round order: the rounds.
+TEST(Calibrate, TowardABinomialRootSharedMemoryPaysTheTreesDepth) {
+  Cluster shm = loadCluster("cpu-2core-amd-epyc");
+  shm.intra.caches.clear();
+  shm.intra.latencyUs = 1;
+  shm.intra.oversubscribedLatencyUs = shm.intra.rendezvousLatencyUs = 0;
+  const Cluster gpu = loadCluster("dgx-h100");
+  auto latencies = [](Cluster c, Collective collective, int n) {
+    reshape(c, 1, n);
+    const double latency = c.intra.latencyUs;
+    const double bytes = 8;  // the copies vanish beside the latencies
+    return (Predictor(c).predict(Query{collective, "tree", bytes, n, 1, false, "synthetic", 1}).timeUs - c.gpu.launchLatencyUs) / latency;
+  };
+  for (Collective collective : {Collective::Gather, Collective::Reduce}) {
+    const std::array<double, 4> depth = {1, 1, 2, 2}, rounds = {1, 2, 2, 3};
+    for (int n = 2; n <= 5; ++n) {
+      EXPECT_NEAR(latencies(shm, collective, n), depth[static_cast<std::size_t>(n - 2)], 0.01) << name(collective) << " " << n;
+      EXPECT_NEAR(latencies(gpu, collective, n) - latencies(gpu, collective, 2), rounds[static_cast<std::size_t>(n - 2)] - 1, 0.05)
+          << name(collective) << " " << n;
+    }
+  }
+  EXPECT_NEAR(latencies(shm, Collective::Scatter, 3), 2, 0.01);  // away from the root: the rounds
 }
 
 // A step pays the rendezvous exactly when its message reaches the eager limit: a 2-rank ring
