@@ -185,8 +185,9 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
       if (t.link == LinkClass::Local) {
         latency += t.steps * link.latencyUs;  // a device copy's fixed cost (0 on shared memory: a memcpy)
       } else {
-        latency += stepsInSequence(t, pricing) * (link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * coreLoad(t, shape, pricing) : 0.0) +
-                              (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0));
+        const double perStep = link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * coreLoad(t, shape, pricing) : 0.0) +
+                               (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0);
+        latency += stepsInSequence(t, pricing) * perStep;
         if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
       }
       slowest = std::max(slowest, bandwidthUs(t, shape, pricing, shm));

@@ -163,19 +163,26 @@ std::vector<Measurement> cacheRows(const Cluster& truth) {
   return rows;
 }
 
+// This machine's description with its L2 and L3 holding these many bytes.
+Cluster cachesAt(double l2Bytes, double l3Bytes) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.caches.at(0).bytes = l2Bytes;
+  c.intra.caches.at(1).bytes = l3Bytes;
+  return c;
+}
+
 // A cache holds less of a rank's buffers than its nominal size (the transport's slots, other
 // data, a working set near the capacity already missing): rows measured on caches of 256 KiB and
 // 12 MiB, calibrated from a description that says 1 MiB and 32 MiB, give those capacities back
 // and fit exactly; kept at the described sizes (--cache-capacity described), they cannot.
 TEST(Calibrate, FitsTheCapacityTheCachesBehaveAs) {
-  Cluster truth = loadCluster("cpu-2core-amd-epyc");
-  ASSERT_EQ(truth.intra.caches.size(), 2u);
-  ASSERT_EQ(truth.intra.caches[0].bytes, 1024.0 * 1024);
-  ASSERT_EQ(truth.intra.caches[1].bytes, 32.0 * 1024 * 1024);
-  truth.intra.caches[0].bytes = 256.0 * 1024;
-  truth.intra.caches[1].bytes = 12.0 * 1024 * 1024;
+  const Cluster described = loadCluster("cpu-2core-amd-epyc");
+  ASSERT_EQ(described.intra.caches.size(), 2u);
+  ASSERT_EQ(described.intra.caches[0].bytes, 1024.0 * 1024);
+  ASSERT_EQ(described.intra.caches[1].bytes, 32.0 * 1024 * 1024);
+  const Cluster truth = cachesAt(256.0 * 1024, 12.0 * 1024 * 1024);
   const std::vector<Measurement> rows = cacheRows(truth);
-  const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc"), rows);
+  const CalibrationReport fitted = calibrate(described, rows);
   ASSERT_EQ(fitted.cacheFits.size(), 2u);
   EXPECT_EQ(fitted.cacheFits[0].describedBytes, 1024.0 * 1024);
   EXPECT_EQ(fitted.cacheFits[0].fittedBytes, 256.0 * 1024);
@@ -189,21 +196,17 @@ TEST(Calibrate, FitsTheCapacityTheCachesBehaveAs) {
   const ValidationReport heldOut = validate(back, synthetic(truth, Collective::AllReduce, "ring", {3, 5}, false, kOwnBackend));
   EXPECT_LT(heldOut.ranges.back().maxAbsErrorPct, 0.01);
 
-  const CalibrationReport described = calibrate(loadCluster("cpu-2core-amd-epyc"), rows, false);
-  EXPECT_TRUE(described.cacheFits.empty());
-  EXPECT_EQ(described.fitted.intra.caches[1].bytes, 32.0 * 1024 * 1024);
-  EXPECT_GT(described.overall.maxAbsErrorPct, 10);
+  const CalibrationReport kept = calibrate(described, rows, false);
+  EXPECT_TRUE(kept.cacheFits.empty());
+  EXPECT_EQ(kept.fitted.intra.caches[1].bytes, 32.0 * 1024 * 1024);
+  EXPECT_GT(kept.overall.maxAbsErrorPct, 10);
 }
 
 // A level's best capacity depends on the others': rows measured on caches of 128 KiB and 2 MiB,
 // searched outermost first, take the L3 at 4 MiB while the L2 is still at its described 1 MiB,
 // then the L2 at 896 KiB; a second pass over the levels finds both exactly.
 TEST(Calibrate, FitsTheCapacitiesInPassesUntilNoneChanges) {
-  Cluster truth = loadCluster("cpu-2core-amd-epyc");
-  truth.intra.caches[0].bytes = 128.0 * 1024;
-  truth.intra.caches[1].bytes = 2.0 * 1024 * 1024;
-  const std::vector<Measurement> rows = cacheRows(truth);
-  const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc"), rows);
+  const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc"), cacheRows(cachesAt(128.0 * 1024, 2.0 * 1024 * 1024)));
   ASSERT_EQ(fitted.cacheFits.size(), 2u);
   EXPECT_EQ(fitted.cacheFits[0].fittedBytes, 128.0 * 1024);
   EXPECT_EQ(fitted.cacheFits[1].fittedBytes, 2.0 * 1024 * 1024);
