@@ -12,9 +12,10 @@
 namespace cclab {
 namespace {
 
-// The copies each algorithm makes (InputCopies), read off its file: out of place the all_reduces
-// copy the input into the output and reduce there, the all_gathers copy their own block; in place
-// the alltoalls read their input from a copy and the sendrecv sends from one.
+// The copies each algorithm makes (InputCopies), read off its file: out of place the all_gathers
+// copy their own block (the all_reduces do not copy their input: their first reduction reads it
+// where it is and writes the output); in place the alltoalls read their input from a copy and the
+// sendrecv sends from one.
 constexpr InputCopies kNone{}, kWhole{1, 0}, kBlock{0, 1}, kWholeAndBlock{1, 1};
 constexpr std::array kAlgorithms = {
     Algorithm{Collective::AllReduce, "ring", "ring", ringAllReduce},
@@ -26,14 +27,14 @@ constexpr std::array kAlgorithms = {
     Algorithm{Collective::Gather, "linear", "ring", linearGather},
     Algorithm{Collective::Scatter, "linear", "ring", linearScatter},
     Algorithm{Collective::SendRecv, "ring", "ring", ringSendRecv, kNone, kWhole},
-    Algorithm{Collective::AllReduce, "rd", "rd", rdAllReduce, kWhole, kNone},
-    Algorithm{Collective::AllReduce, "rhd", "rhd", rhdAllReduce, kWhole, kNone},
-    // The input into a work buffer, and this rank's block out of it at the end.
-    Algorithm{Collective::ReduceScatter, "rhd", "rhd", rhdReduceScatter, kWholeAndBlock, kWholeAndBlock},
+    Algorithm{Collective::AllReduce, "rd", "rd", rdAllReduce},
+    Algorithm{Collective::AllReduce, "rhd", "rhd", rhdAllReduce},
+    // This rank's block out of its work buffer at the end.
+    Algorithm{Collective::ReduceScatter, "rhd", "rhd", rhdReduceScatter, kBlock, kBlock},
     Algorithm{Collective::AllGather, "rhd", "rhd", rhdAllGather, kBlock, kNone},
     Algorithm{Collective::AllGather, "bruck", "bruck", bruckAllGather},
     Algorithm{Collective::AllToAll, "bruck", "bruck", bruckAllToAll},
-    Algorithm{Collective::AllReduce, "tree", "tree", treeAllReduce, kWhole, kNone},
+    Algorithm{Collective::AllReduce, "tree", "tree", treeAllReduce},
     Algorithm{Collective::Broadcast, "tree", "tree", treeBroadcast},
     Algorithm{Collective::Reduce, "tree", "tree", treeReduce},
     Algorithm{Collective::Gather, "tree", "tree", treeGather},

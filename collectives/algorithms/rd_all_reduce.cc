@@ -19,17 +19,22 @@ void rdAllReduce(Context& ctx, const CollectiveArgs& args) {
   const int n = ctx.size();
   const int r = ctx.rank();
   const std::size_t bytes = args.count * sizeOf(args.dtype);
-  device.copy(args.recv, args.send, bytes);  // a no-op in place
   const Fold fold(n, r);
   void* incoming = ctx.scratch(bytes);
+  // This rank's partial result: the input until the first reduction writes the output (the
+  // input is never copied into the output first).
+  const void* partial = args.send;
 
-  if (foldIn(ctx, fold, args.recv, incoming, args.count, args.dtype, args.op)) {  // 1
+  if (foldIn(ctx, fold, args.send, args.recv, incoming, args.count, args.dtype, args.op)) {  // 1
+    if (fold.standsIn()) partial = args.recv;
     const int me = fold.participant();
     for (int distance = 1; distance < fold.pof2(); distance *= 2) {  // 2
       const int peer = fold.rankOf(me ^ distance);
-      exchange(transport, args.recv, bytes, incoming, bytes, peer);
-      reduceInRankOrder(device, args.recv, args.recv, incoming, peer < r, args.count, args.dtype, args.op);
+      exchange(transport, partial, bytes, incoming, bytes, peer);
+      reduceInRankOrder(device, args.recv, partial, incoming, peer < r, args.count, args.dtype, args.op);
+      partial = args.recv;
     }
+    if (partial != args.recv) device.copy(args.recv, partial, bytes);  // alone (n = 1)
     if (args.op == ReduceOp::Avg) device.divide(args.recv, args.count, args.dtype, n);
   }
   foldOut(ctx, fold, args.recv, bytes);  // 3

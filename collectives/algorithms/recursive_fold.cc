@@ -27,15 +27,31 @@ void reduceInRankOrder(Device& device, void* dst, const void* mine, const void* 
   }
 }
 
-bool foldIn(Context& ctx, const Fold& fold, void* buf, void* incoming, std::size_t count, DataType dtype, ReduceOp op) {
+void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,
+                    DataType dtype, ReduceOp op, void* incoming, int peer) {
+  Transport& transport = ctx.transport();
+  if (!transport.fusesReceiveReduce()) {
+    exchange(transport, send, sendBytes, incoming, count * sizeOf(dtype), peer);
+    reduceInRankOrder(ctx.device(), dst, mine, incoming, peer < ctx.rank(), count, dtype, op);
+    return;
+  }
+  Request in{}, out{};
+  if (count > 0) in = transport.irecvReduce(dst, mine, count, dtype, op, peer);
+  if (sendBytes > 0) out = transport.isend(send, sendBytes, peer);
+  if (count > 0) transport.wait(in);
+  if (sendBytes > 0) transport.wait(out);
+}
+
+bool foldIn(Context& ctx, const Fold& fold, const void* input, void* buf, void* incoming, std::size_t count, DataType dtype,
+            ReduceOp op) {
   const std::size_t bytes = count * sizeOf(dtype);
   if (fold.sitsOut()) {
-    sendTo(ctx.transport(), buf, bytes, ctx.rank() + 1);
+    sendTo(ctx.transport(), input, bytes, ctx.rank() + 1);
     return false;
   }
   if (fold.standsIn()) {
     receiveFrom(ctx.transport(), incoming, bytes, ctx.rank() - 1);
-    reduceInRankOrder(ctx.device(), buf, buf, incoming, true, count, dtype, op);
+    reduceInRankOrder(ctx.device(), buf, input, incoming, true, count, dtype, op);
   }
   return true;
 }

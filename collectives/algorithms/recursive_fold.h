@@ -52,10 +52,20 @@ void receiveFrom(Transport& transport, void* recv, std::size_t bytes, int peer);
 void reduceInRankOrder(Device& device, void* dst, const void* mine, const void* theirs, bool theirsIsLower, std::size_t count,
                        DataType dtype, ReduceOp op);
 
-// The all-reduce fold over `buf` (`count` elements, reduced in place): an extra rank sends its
-// buffer to its odd neighbour, which reduces it in (landing in `incoming`). Returns false for the
-// extra rank, which then waits in foldOut for the result.
-bool foldIn(Context& ctx, const Fold& fold, void* buf, void* incoming, std::size_t count, DataType dtype, ReduceOp op);
+// Sends `sendBytes` of `send` to `peer` while reducing what it sends back (`count` elements)
+// with `mine` into `dst`, and waits for both. A transport that reduces as it receives does so
+// from the peer's message in place (mine op theirs; `dst` and `mine` must not overlap `send`);
+// the others receive into `incoming` and reduce in rank order. For reductions each computed by
+// one rank only (recursive halving's kept half), whose bits no partner has to match.
+void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,
+                    DataType dtype, ReduceOp op, void* incoming, int peer);
+
+// The all-reduce fold of `input` (`count` elements) into `buf`: an extra rank sends its input to
+// its odd neighbour, which receives it into `incoming` and reduces it with its own input into
+// `buf`. Returns false for the extra rank, which then waits in foldOut for the result. `input` may
+// be `buf` (in place).
+bool foldIn(Context& ctx, const Fold& fold, const void* input, void* buf, void* incoming, std::size_t count, DataType dtype,
+            ReduceOp op);
 // The odd neighbour sends the result back; the extra rank receives it into `buf`.
 void foldOut(Context& ctx, const Fold& fold, void* buf, std::size_t bytes);
 

@@ -25,12 +25,15 @@ void rhdAllReduce(Context& ctx, const CollectiveArgs& args) {
   const int r = ctx.rank();
   const std::size_t elementSize = sizeOf(args.dtype);
   const std::size_t bytes = args.count * elementSize;
-  device.copy(args.recv, args.send, bytes);  // a no-op in place
+  if (n == 1) {
+    device.copy(args.recv, args.send, bytes);  // a no-op in place
+    return;
+  }
   const Fold fold(n, r);
   const int pof2 = fold.pof2();
   char* incoming = static_cast<char*>(ctx.scratch(bytes));
 
-  if (!foldIn(ctx, fold, args.recv, incoming, args.count, args.dtype, args.op)) {  // 1
+  if (!foldIn(ctx, fold, args.send, args.recv, incoming, args.count, args.dtype, args.op)) {  // 1
     foldOut(ctx, fold, args.recv, bytes);  // 4, the extra rank's side
     return;
   }
@@ -41,6 +44,10 @@ void rhdAllReduce(Context& ctx, const CollectiveArgs& args) {
     return Block{a.offset, z.offset + z.count - a.offset};
   };
   auto at = [&](Block b) { return elementAt(args.recv, b.offset, args.dtype); };
+  // Where this rank's partial results are: the input until the first halving step reduces into
+  // the output (the input is never copied into the output first), or the fold's result.
+  const void* partial = fold.standsIn() ? args.recv : args.send;
+  auto from = [&](Block b) { return elementAt(partial, b.offset, args.dtype); };
 
   const int me = fold.participant();
   for (int distance = pof2 / 2; distance >= 1; distance /= 2) {  // 2
@@ -49,8 +56,8 @@ void rhdAllReduce(Context& ctx, const CollectiveArgs& args) {
     const bool lowerHalf = (me & distance) == 0;
     const Block keep = range(lowerHalf ? base : base + distance, distance);
     const Block give = range(lowerHalf ? base + distance : base, distance);
-    exchange(transport, at(give), give.count * elementSize, incoming, keep.count * elementSize, peer);
-    reduceInRankOrder(device, at(keep), at(keep), incoming, peer < r, keep.count, args.dtype, args.op);
+    exchangeReduce(ctx, from(give), give.count * elementSize, at(keep), from(keep), keep.count, args.dtype, args.op, incoming, peer);
+    partial = args.recv;
   }
   if (args.op == ReduceOp::Avg) device.divide(at(range(me, 1)), range(me, 1).count, args.dtype, n);
   for (int distance = 1; distance < pof2; distance *= 2) {  // 3

@@ -3,13 +3,13 @@
 // sends the other half and reduces the partner's copy of the kept half in. Each rank sends
 // (n-1)/n of the input in log2(n) messages (the ring: the same bytes in n-1).
 //
-// 1. The input is copied to scratch, where the partial sums accumulate (the input stays intact).
-// 2. Fold (rank counts that are not a power of two, recursive_fold.h): each extra rank sends its
+// The partial sums accumulate in scratch (the input stays intact); the first reduction reads the
+// input where it is, so the input is never copied first.
+// 1. Fold (rank counts that are not a power of two, recursive_fold.h): each extra rank sends its
 //    whole input to its odd neighbour, which reduces it in and from then on speaks for both
 //    ranks' blocks.
-// 3. Recursive halving among the participants, over ranges of whole ranks' blocks (lower rank's
-//    data first in every reduction).
-// 4. Each participant ends with its ranks' blocks reduced: it keeps its own and sends the extra
+// 2. Recursive halving among the participants, over ranges of whole ranks' blocks.
+// 3. Each participant ends with its ranks' blocks reduced: it keeps its own and sends the extra
 //    rank's block to it.
 
 #include "collectives/algorithms/algorithms.h"
@@ -29,20 +29,23 @@ void rhdReduceScatter(Context& ctx, const CollectiveArgs& args) {
   const std::size_t workBytes = alignedSlotBytes(args.count * static_cast<std::size_t>(n), elementSize);
   char* work = static_cast<char*>(ctx.scratch(workBytes + allBytes));
   char* incoming = work + workBytes;
-  auto blocks = [&](int firstRank) { return work + static_cast<std::size_t>(firstRank) * blockBytes; };
-  device.copy(work, args.send, allBytes);  // 1
+  // Where this rank's partial sums are: the input until the first reduction writes `work`.
+  const char* partial = static_cast<const char*>(args.send);
+  auto from = [&](int firstRank) { return partial + static_cast<std::size_t>(firstRank) * blockBytes; };
+  auto into = [&](int firstRank) { return work + static_cast<std::size_t>(firstRank) * blockBytes; };
   const Fold fold(n, r);
 
-  if (fold.sitsOut()) {  // 2 and 4, the extra rank's side
-    sendTo(transport, work, allBytes, r + 1);
+  if (fold.sitsOut()) {  // 1 and 3, the extra rank's side
+    sendTo(transport, args.send, allBytes, r + 1);
     receiveFrom(transport, args.recv, blockBytes, r + 1);
   } else {
-    if (fold.standsIn()) {  // 2. the lower rank's data first
+    if (fold.standsIn()) {  // 1. the lower rank's data first
       receiveFrom(transport, incoming, allBytes, r - 1);
-      reduceInRankOrder(device, work, work, incoming, true, args.count * static_cast<std::size_t>(n), args.dtype, args.op);
+      reduceInRankOrder(device, work, args.send, incoming, true, args.count * static_cast<std::size_t>(n), args.dtype, args.op);
+      partial = work;
     }
     const int me = fold.participant();
-    for (int distance = fold.pof2() / 2; distance >= 1; distance /= 2) {  // 3
+    for (int distance = fold.pof2() / 2; distance >= 1; distance /= 2) {  // 2
       const int peer = fold.rankOf(me ^ distance);
       const int base = me & ~(2 * distance - 1);
       const bool lowerHalf = (me & distance) == 0;
@@ -50,12 +53,12 @@ void rhdReduceScatter(Context& ctx, const CollectiveArgs& args) {
       const int giveFirst = fold.firstRankOf(lowerHalf ? base + distance : base);
       const std::size_t keepBlocks = static_cast<std::size_t>(fold.ranksOf(lowerHalf ? base : base + distance, distance));
       const std::size_t giveBlocks = static_cast<std::size_t>(fold.ranksOf(lowerHalf ? base + distance : base, distance));
-      exchange(transport, blocks(giveFirst), giveBlocks * blockBytes, incoming, keepBlocks * blockBytes, peer);
-      const std::size_t keepCount = keepBlocks * args.count;
-      reduceInRankOrder(device, blocks(keepFirst), blocks(keepFirst), incoming, peer < r, keepCount, args.dtype, args.op);
+      exchangeReduce(ctx, from(giveFirst), giveBlocks * blockBytes, into(keepFirst), from(keepFirst), keepBlocks * args.count,
+                     args.dtype, args.op, incoming, peer);
+      partial = work;
     }
-    if (fold.standsIn()) sendTo(transport, blocks(r - 1), blockBytes, r - 1);  // 4
-    device.copy(args.recv, blocks(r), blockBytes);
+    if (fold.standsIn()) sendTo(transport, from(r - 1), blockBytes, r - 1);  // 3
+    device.copy(args.recv, from(r), blockBytes);  // alone (n = 1): straight from the input
   }
   if (args.op == ReduceOp::Avg) device.divide(args.recv, args.count, args.dtype, n);
 }

@@ -67,7 +67,14 @@ void treeAllReduce(Context& ctx, const CollectiveArgs& args) {
   Device& device = ctx.device();
   const int n = ctx.size();
   const std::size_t elementSize = sizeOf(args.dtype);
-  device.copy(args.recv, args.send, args.count * elementSize);  // a no-op in place
+  if (n == 1) {
+    device.copy(args.recv, args.send, args.count * elementSize);  // a no-op in place
+    return;
+  }
+  // Out of place the input is not copied into the output first: a rank's first reduction reads
+  // it where it is and writes the output, and a leaf sends it as it is (and receives the result
+  // into its output on the way down).
+  const bool fused = transport.fusesReceiveReduce();
 
   for (int which = 0; which < 2; ++which) {
     const TreeNode node = rankInTree(ctx.rank(), n, which);
@@ -79,26 +86,38 @@ void treeAllReduce(Context& ctx, const CollectiveArgs& args) {
       return Block{half.offset + b.offset, b.count};
     };
     auto at = [&](std::size_t c) { return elementAt(args.recv, chunk(c).offset, args.dtype); };
+    auto input = [&](std::size_t c) { return elementAt(args.send, chunk(c).offset, args.dtype); };
     const std::size_t slotBytes = alignedSlotBytes(half.count, elementSize);
-    char* slots = static_cast<char*>(ctx.scratch(2 * slotBytes));  // one per child: the child's partial result
+    // One slot per child for its partial results, where the transport does not reduce as it
+    // receives.
+    char* slots = fused ? nullptr : static_cast<char*>(ctx.scratch(2 * slotBytes));
     auto slot = [&](int child, std::size_t c) { return slots + static_cast<std::size_t>(child) * slotBytes + (chunk(c).offset - half.offset) * elementSize; };
 
-    // Up: every chunk from the children (posted at once), reduced in, passed to the parent.
+    // Up: every chunk from the children, reduced in (the first child's onto the input, the
+    // second's onto that), passed to the parent. Into slots the receives are posted at once; a
+    // fused receive of the second child is posted once the first's has landed, since both write
+    // the same chunk.
     std::vector<Request> recvs, sends;
-    for (std::size_t c = 0; c < chunks; ++c) {
+    for (std::size_t c = 0; c < chunks && !fused; ++c) {
       for (int k = 0; k < 2; ++k) {
         if (node.children[k] >= 0) recvs.push_back(transport.irecv(slot(k, c), chunk(c).count * elementSize, node.children[k]));
       }
     }
     std::size_t next = 0;
     for (std::size_t c = 0; c < chunks; ++c) {
+      const char* partial = input(c);  // this rank's partial result of chunk c so far
       for (int k = 0; k < 2; ++k) {
         if (node.children[k] < 0) continue;
-        transport.wait(recvs[next++]);
-        device.reduce(at(c), at(c), slot(k, c), chunk(c).count, args.dtype, args.op);
+        if (fused) {
+          transport.wait(transport.irecvReduce(at(c), partial, chunk(c).count, args.dtype, args.op, node.children[k]));
+        } else {
+          transport.wait(recvs[next++]);
+          device.reduce(at(c), partial, slot(k, c), chunk(c).count, args.dtype, args.op);
+        }
+        partial = at(c);
       }
       if (node.parent >= 0) {
-        sends.push_back(transport.isend(at(c), chunk(c).count * elementSize, node.parent));
+        sends.push_back(transport.isend(partial, chunk(c).count * elementSize, node.parent));
       } else if (args.op == ReduceOp::Avg) {
         device.divide(at(c), chunk(c).count, args.dtype, n);  // the root holds the final sum
       }

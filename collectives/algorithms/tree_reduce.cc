@@ -15,24 +15,37 @@ void treeReduce(Context& ctx, const CollectiveArgs& args) {
   const int v = (ctx.rank() - args.root + n) % n;
   auto rankAt = [&](int distance) { return (distance + args.root) % n; };
   const std::size_t bytes = args.count * sizeOf(args.dtype);
-  const std::size_t slotBytes = alignedSlotBytes(args.count, sizeOf(args.dtype));
-  char* scratch = static_cast<char*>(ctx.scratch(2 * slotBytes));
-  // The root accumulates in its output; the others in scratch (their output is not theirs to write).
-  void* partial = v == 0 ? args.recv : scratch;
-  char* incoming = scratch + slotBytes;
-  device.copy(partial, args.send, bytes);  // a no-op at the root in place
+  // The root accumulates in its output; the others in scratch (their output is not theirs to
+  // write). No rank copies its input first: its first reduction reads the input where it is, and
+  // a leaf sends it as it is. A transport that reduces as it receives needs no receive buffer.
+  const bool fused = transport.fusesReceiveReduce();
+  const void* partial = args.send;  // this rank's partial result so far
+  char* sum = nullptr;              // where the partial results land once one is received
+  char* incoming = nullptr;
 
   for (int mask = 1; mask < n; mask *= 2) {
     if (v & mask) {
       transport.wait(transport.isend(partial, bytes, rankAt(v - mask)));
       return;
     }
-    if (v + mask < n) {
-      transport.wait(transport.irecv(incoming, bytes, rankAt(v + mask)));
-      device.reduce(partial, partial, incoming, args.count, args.dtype, args.op);
+    if (v + mask >= n) continue;
+    if (sum == nullptr) {
+      const std::size_t slotBytes = alignedSlotBytes(args.count, sizeOf(args.dtype));
+      char* scratch = static_cast<char*>(ctx.scratch((v == 0 ? 1 : 2) * slotBytes));
+      sum = v == 0 ? static_cast<char*>(args.recv) : scratch + slotBytes;
+      incoming = scratch;
     }
+    if (fused) {
+      transport.wait(transport.irecvReduce(sum, partial, args.count, args.dtype, args.op, rankAt(v + mask)));
+    } else {
+      transport.wait(transport.irecv(incoming, bytes, rankAt(v + mask)));
+      device.reduce(sum, partial, incoming, args.count, args.dtype, args.op);  // lower distance's data first
+    }
+    partial = sum;
   }
-  if (args.op == ReduceOp::Avg) device.divide(partial, args.count, args.dtype, n);  // only the root gets here
+  // Only the root gets here; alone (n = 1) it has received nothing.
+  if (partial != args.recv) device.copy(args.recv, partial, bytes);
+  if (args.op == ReduceOp::Avg) device.divide(args.recv, args.count, args.dtype, n);
 }
 
 }  // namespace cclab
