@@ -212,8 +212,8 @@ void applyToLink(Cluster& c, LinkClass link, const Calibration& fit) {
 bool plansOwnCopies(const results::Row& r) { return r.backend == kOwnBackend && !isLibraryChoice(r.algo); }
 
 // A GPU's device copies. cclab's algorithms copy their data in one placement and not the other
-// (InputCopies: rd all_reduce copies its input into the output out of place), so a row in place
-// and the same row out of place differ by those copies alone: their difference, over every such
+// (InputCopies: the ring all_gather copies its own block into the output out of place), so a row
+// in place and the same row out of place differ by those copies alone: their difference, over every such
 // pair, fits the copy's fixed cost and the device's copy rate (the bytes counted as many times over
 // as processes share the GPU, sharedDeviceLoad). Fitted before the groups, which then take the
 // copies off their rows as they take off Bruck's rotations, so a copy's cost is not spread over an

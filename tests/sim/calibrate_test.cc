@@ -99,11 +99,11 @@ TEST(Calibrate, RootedCollectivesFitACallOverhead) {
   EXPECT_EQ(unrooted.groups[0].callOverheadUs, 0);
 }
 
-// cclab's rd all_reduce copies its input into its output out of place, not in place
+// cclab's ring all_gather copies its own block into its output out of place, not in place
 // (InputCopies). Rows made with a copy of known fixed cost and rate, on a GPU the processes share:
 // the pairs in and out of place recover both (the copy's bytes counted once per process), and the
 // out-of-place fit, the copies taken off, predicts 3 and 5 processes exactly. The same fit with
-// the copy's fixed cost dropped misses: it is not spread over rd's steps.
+// the copy's fixed cost dropped misses: it is not spread over the ring's steps.
 TEST(Calibrate, DeviceCopiesFitFromTheSameRowsInAndOutOfPlace) {
   Cluster truth = loadCluster("dgx-h100");
   truth.intra.latencyUs = 10;
@@ -112,20 +112,20 @@ TEST(Calibrate, DeviceCopiesFitFromTheSameRowsInAndOutOfPlace) {
   truth.intra.efficiency = 1;
   truth.gpu.copyLatencyUs = 6;
   truth.gpu.memoryBandwidthGBps = 3000;  // copies at 1,500 GB/s
-  const auto fitRows = synthetic(truth, Collective::AllReduce, "rd", {2, 4}, true, kOwnBackend);
+  const auto fitRows = synthetic(truth, Collective::AllGather, "ring", {2, 4}, true, kOwnBackend);
   const CalibrationReport report = calibrate(loadCluster("dgx-h100"), fitRows);
   EXPECT_EQ(report.copyFit.pairs, 20);  // 10 sizes at 2 and 4 processes
   EXPECT_NEAR(report.copyFit.latencyUs, 6, 1e-6);
   EXPECT_NEAR(report.copyFit.copyGBps, 1500, 1e-3);
   ASSERT_EQ(report.groups.size(), 2u);  // in and out of place
   EXPECT_NEAR(report.groups[0].latencyUs, report.groups[1].latencyUs, 1e-6);
-  const auto heldOutRows = synthetic(truth, Collective::AllReduce, "rd", {3, 5}, true, kOwnBackend);
+  const auto heldOutRows = synthetic(truth, Collective::AllGather, "ring", {3, 5}, true, kOwnBackend);
   EXPECT_LT(validate(report.fitted, heldOutRows).ranges[5].maxAbsErrorPct, 1e-6);
   Cluster noCopyCost = report.fitted;
   noCopyCost.gpu.copyLatencyUs = 0;
   EXPECT_GT(validate(noCopyCost, heldOutRows).ranges[0].maxAbsErrorPct, 10.0);
   // A library's rows (no copies of cclab's) fit none.
-  EXPECT_EQ(calibrate(loadCluster("dgx-h100"), synthetic(truth, Collective::AllReduce, "rd", {2, 4}, true)).copyFit.pairs, 0);
+  EXPECT_EQ(calibrate(loadCluster("dgx-h100"), synthetic(truth, Collective::AllGather, "ring", {2, 4}, true)).copyFit.pairs, 0);
 }
 
 TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
@@ -544,21 +544,23 @@ std::vector<std::string> meetingTargets(const ValidationReport& report) {
 // The H100 sweeps (results/measured/gpu-1x-nvidia-h100/algorithms/sweeps: cclab's algorithms,
 // 2-5 processes on one GPU): fit on 2 and 4 processes, predict 3 and 5. Issue 17's targets are
 // 25% below 64 KiB and 10% from 64 KiB per algorithm; this asserts the medians over all
-// algorithms as they stand (4.7% and 8.4%) and how many algorithms meet both (18 of 24, among
-// them rd all_reduce and rhd reduce_scatter since their device copies are priced apart, and the
-// chain broadcast since each of its chunks is a message on the critical path; 19 while Bruck's
-// alltoall was priced at half the buffer every step, which its 3- and 5-process rows, the bytes
-// aside, fitted: 8.6% from 64 KiB then, 11.8% on the bytes it sends), and that reading
-// the runs as a GPU per process (what the model did before it knew they shared one) is worse.
+// algorithms as they stand (5.5% and 9.0%) and how many algorithms meet both (16 of 24, among
+// them the chain broadcast since each of its chunks is a message on the critical path; 19 while
+// Bruck's alltoall was priced at half the buffer every step, which its 3- and 5-process rows, the
+// bytes aside, fitted: 8.6% from 64 KiB then, 11.8% on the bytes it sends), and that reading the
+// runs as a GPU per process (what the model did before it knew they shared one) is worse.
+// 18 met (4.7% and 8.4%) until rd, rhd and tree stopped copying their input first (d1cafa2):
+// these sweeps ran the code before, whose rd all_reduce and rhd reduce_scatter copied it out of
+// place, and their plans no longer price that copy, so those two miss until a GPU measures again.
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = h100Sweeps(kSweptFamilies);
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
   const auto [small, large] = heldOutMedians(all);
   EXPECT_LT(small, 6.0);
-  EXPECT_LT(large, 9.0);
+  EXPECT_LT(large, 9.1);
   const std::vector<std::string> met = meetingTargets(heldOut(all, "dgx-h100"));
-  EXPECT_GE(met.size(), 18u);
-  for (const char* algorithm : {"all_reduce rd", "reduce_scatter rhd", "broadcast chain", "reduce ring"}) {
+  EXPECT_GE(met.size(), 16u);
+  for (const char* algorithm : {"broadcast chain", "reduce ring", "all_reduce rhd", "all_reduce tree"}) {
     EXPECT_NE(std::find(met.begin(), met.end(), algorithm), met.end()) << algorithm;
   }
   std::vector<Measurement> separate = all;
@@ -569,9 +571,10 @@ TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
 }
 
 // The same sweeps on an H200 (results/measured/gpu-1x-nvidia-h200/algorithms/sweeps), a GPU the
-// model's sharing terms were not developed on, fitted on its own description: 6.2% and 8.7%
+// model's sharing terms were not developed on, fitted on its own description: 6.7% and 8.8%
 // (8.1% and 9.9% before the device copies were priced apart, 6.2% and 9.1% before the chain's
-// chunks and the binomial trees' copies on the shared GPU were).
+// chunks and the binomial trees' copies on the shared GPU were; 6.1% and 8.5% before rd, rhd and
+// tree stopped copying their input, which these runs of the code before still did).
 TEST(Calibrate, H200SweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = gpuSweeps("gpu-1x-nvidia-h200", kSweptFamilies);
   ASSERT_EQ(all.size(), 2226u);  // 1,126 rows at 2 and 4 processes, 1,100 at 3 and 5
@@ -625,10 +628,12 @@ TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
 // Issue 17's check on this CPU over cclab's shared-memory transport (results/measured/
 // cpu-2core-amd-epyc/algorithms-shm: every algorithm, 2-5 ranks, 5 launches each): fit on 2 and
 // 4 ranks, predict 3 and 5. The fit takes the caches' capacities from the 2- and 4-rank rows
-// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 17.0% below 64 KiB and 9.6%
-// from it, 12 of cclab's 24 algorithms within both targets (rhd's all_reduce since its fold's
+// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 16.1% below 64 KiB and 9.2%
+// from it, 13 of cclab's 24 algorithms within both targets (rhd's all_reduce since its fold's
 // bytes go at rd's fitted bandwidth: 15.0% -> 6.8% from 64 KiB; Bruck's alltoall since its plan
-// sends the blocks it does: 20.4% -> 8.2%). With the described capacities: 17.2% and 13.9%, 6.
+// sends the blocks it does: 20.4% -> 8.2%). With the described capacities: over 13% from 64 KiB,
+// 7 (6 while rd, rhd and tree's plans still copied their input, which these sweeps' runs did:
+// they predate d1cafa2).
 TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   const std::filesystem::path dir = repo("results/measured/cpu-2core-amd-epyc/algorithms-shm");
   std::vector<std::string> files;
@@ -655,7 +660,7 @@ TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   EXPECT_GE(cclabMeeting(heldOut), 12);
   const ValidationReport described = validate(calibrate(loadCluster("cpu-2core-amd-epyc"), fitRows, false).fitted, checkRows);
   EXPECT_GT(described.ranges[4].medianAbsErrorPct, 13.0);
-  EXPECT_LE(cclabMeeting(described), 6);
+  EXPECT_LE(cclabMeeting(described), 7);
 }
 
 // The per-algorithm summary partitions the rows by (implementation, collective, algorithm) and
