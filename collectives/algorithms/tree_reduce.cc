@@ -17,11 +17,13 @@ void treeReduce(Context& ctx, const CollectiveArgs& args) {
   const std::size_t bytes = args.count * sizeOf(args.dtype);
   // The root accumulates in its output; the others in scratch (their output is not theirs to
   // write). No rank copies its input first: its first reduction reads the input where it is, and
-  // a leaf sends it as it is. A transport that reduces as it receives needs no receive buffer.
+  // a leaf sends it as it is. A transport that reduces as it receives leaves `incoming` unused.
   const bool fused = transport.fusesReceiveReduce();
-  const void* partial = args.send;  // this rank's partial result so far
-  char* sum = nullptr;              // where the partial results land once one is received
-  char* incoming = nullptr;
+  const std::size_t slotBytes = alignedSlotBytes(args.count, sizeOf(args.dtype));
+  char* scratch = static_cast<char*>(ctx.scratch(2 * slotBytes));
+  char* incoming = scratch;
+  void* sum = v == 0 ? args.recv : scratch + slotBytes;  // where the partial results land
+  const void* partial = args.send;                       // this rank's partial result so far
 
   for (int mask = 1; mask < n; mask *= 2) {
     if (v & mask) {
@@ -29,12 +31,6 @@ void treeReduce(Context& ctx, const CollectiveArgs& args) {
       return;
     }
     if (v + mask >= n) continue;
-    if (sum == nullptr) {
-      const std::size_t slotBytes = alignedSlotBytes(args.count, sizeOf(args.dtype));
-      char* scratch = static_cast<char*>(ctx.scratch((v == 0 ? 1 : 2) * slotBytes));
-      sum = v == 0 ? static_cast<char*>(args.recv) : scratch + slotBytes;
-      incoming = scratch;
-    }
     if (fused) {
       transport.wait(transport.irecvReduce(sum, partial, args.count, args.dtype, args.op, rankAt(v + mask)));
     } else {
