@@ -288,7 +288,8 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
       ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
       continue;
     }
-    const Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace, plansOwnCopies(r));
+    Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace, plansOwnCopies(r));
+    if (isLibraryChoice(r.algo)) plan.spreadFlowsEvenly();  // the library orders its ranks its own way
     const Pricing& pricing = predictor.pricing();
     LinkClass link = LinkClass::Local;
     Plan fitted = plan;     // the part the features describe

@@ -74,6 +74,11 @@ struct Transfer {
     // `bytes`: a message of B bytes costs its two ranks what one rank's send and receive of B
     // cost in a swap, whatever the copies per message. 0: not a flow.
     double nodeMessages = 0;
+    // Of those, the busiest core's share where a flow's ranks do not split them evenly over the
+    // cores: a chain's pipeline moves at its busiest core, which carries the message ends of the
+    // ranks placed on it (ranks placed round-robin, rank r on core r mod c: mpirun --map-by core;
+    // root 0, ccbench's default). nullptr: the cores share them evenly (1 / cores).
+    double (*busiestCoreShare)(int ranks, int cores) = nullptr;
     // A GPU shared by the processes (Shape::perDevice > 1): what all of them copy in this
     // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
     // buffers: g - 1 in all, over fewer rounds).
@@ -121,6 +126,9 @@ struct Plan {
   bool empty() const;
   // The link classes the plan's transfers use, one bit each: 1 << LinkClass (0 for an empty plan).
   unsigned links() const;
+  // A library's own algorithm priced on this plan: its chains order the ranks the library's way,
+  // not cclab's, so its flows are spread evenly over the cores (CriticalBytes::busiestCoreShare).
+  void spreadFlowsEvenly();
   // The algorithm whose bandwidths its phases borrow (Phase::bandwidthFitOf; one per plan), or
   // empty; `own` gets the other phases, `borrowed` those, both with the plan's working set.
   std::string_view splitBorrowed(Plan& own, Plan& borrowed) const;

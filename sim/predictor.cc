@@ -150,7 +150,8 @@ Prediction Predictor::predict(const Query& query) const {
     // that library's measurements; otherwise the simulator's tuner stands in for the library.
     const std::string ring = resolve(query.collective, "ring");
     if (calibration(query.implementation, query.collective, query.algo, query.inPlace) != nullptr) {
-      const Plan p = plan(query.collective, ring, shape, query.bytes, query.inPlace, false);
+      Plan p = plan(query.collective, ring, shape, query.bytes, query.inPlace, false);
+      p.spreadFlowsEvenly();  // the library orders its ranks its own way
       best.timeUs = priceUs(p, shape, pricingFor(calibration(query.implementation, query.collective, query.algo, query.inPlace)));
       best.algo = std::string(query.algo);
       best.calibrated = true;

@@ -50,7 +50,9 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
   // A flow on more ranks than cores, its waiting ranks yielding: the cores share the node's
   // messages (Transfer::CriticalBytes::nodeMessages).
   if (t.critical.nodeMessages > 0 && pricing.waitingRanksYield && shape.perNode() > pricing.cores) {
-    return t.critical.nodeMessages / pricing.cores;
+    const double share = t.critical.busiestCoreShare ? t.critical.busiestCoreShare(shape.perNode(), pricing.cores)
+                                                     : 1.0 / pricing.cores;
+    return t.critical.nodeMessages * share;
   }
   if (pricing.copiesPerMessage == 2 && t.critical.twoCopyWriter > 0) return t.critical.twoCopyWriter;
   const double path = pricing.copiesPerMessage == 1 && t.critical.oneCopyReceiver > 0 ? t.critical.oneCopyReceiver : t.bytes;

@@ -36,6 +36,13 @@ bool Plan::empty() const {
   return true;
 }
 
+void Plan::spreadFlowsEvenly() {
+  for (int i = 0; i < phaseCount; ++i) {
+    Phase& phase = phases[static_cast<std::size_t>(i)];
+    for (int j = 0; j < phase.transferCount; ++j) phase.transfers[static_cast<std::size_t>(j)].critical.busiestCoreShare = nullptr;
+  }
+}
+
 unsigned Plan::links() const {
   unsigned used = 0;
   for (int i = 0; i < phaseCount; ++i) {

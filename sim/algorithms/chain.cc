@@ -6,11 +6,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "collectives/context.h"
 #include "sim/algorithms/algorithms.h"
 
 namespace cclab::sim {
+namespace {
+
+// The busiest core's share of a chain's message ends, ranks placed round-robin over the cores.
+// Each hop's message costs its two ends alike (Transfer::CriticalBytes::nodeMessages): the chain's
+// two ends carry half a hop, every rank inside it a whole one. The broadcast runs 0 -> 1 -> ...
+// -> n-1 (on 2 cores always even); the reduce 1 -> 2 -> ... -> n-1 -> 0, whose last hop joins
+// two ranks of core 0 where n is odd (3 ranks: core 0 carries 1.5 hops of 2).
+double chainShare(int ranks, int cores, bool intoRoot) {
+  const int c = std::max(1, std::min(cores, ranks));
+  std::vector<double> core(static_cast<std::size_t>(c), 0.0);
+  for (int position = 0; position < ranks; ++position) {  // position along the chain
+    const int rank = intoRoot ? (position + 1) % ranks : position;
+    const bool end = position == 0 || position == ranks - 1;
+    core[static_cast<std::size_t>(rank % c)] += end ? 0.5 : 1.0;
+  }
+  return *std::max_element(core.begin(), core.end()) / std::max(1, ranks - 1);
+}
+double broadcastChainShare(int ranks, int cores) { return chainShare(ranks, cores, false); }
+double reduceChainShare(int ranks, int cores) { return chainShare(ranks, cores, true); }
+
+}  // namespace
 
 bool planChain(Collective c, const Shape& s, double bytes, Plan& plan) {
   if (c != Collective::Broadcast && c != Collective::Reduce) return false;
@@ -30,6 +52,7 @@ bool planChain(Collective c, const Shape& s, double bytes, Plan& plan) {
   // send or receive; the ranks' unequal work is a flow, the hops' buffers shared by the cores.
   intra.oneWay = intraHops == 1;
   intra.critical.nodeMessages = intraHops * bytes;
+  intra.critical.busiestCoreShare = c == Collective::Reduce ? reduceChainShare : broadcastChainShare;
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, static_cast<double>(p - 1), bytes, n});
   if (c == Collective::Reduce) phase.reduceBytes = bytes;

@@ -316,7 +316,10 @@ TEST(Calibrate, AFlowOnMoreRanksThanCoresSharesTheNodesMessagesOverTheCores) {
   };
   for (auto [collective, algo] : {std::pair{Collective::Broadcast, "chain"}, std::pair{Collective::Reduce, "ring"},
                                   std::pair{Collective::Reduce, "tree"}, std::pair{Collective::AllReduce, "tree"}}) {
-    EXPECT_NEAR(time(yield, collective, algo, 5) / time(yield, collective, algo, 4), 4.0 / 3, 1e-9) << name(collective) << " " << algo;
+    // The ring reduce's chain (1 -> 2 -> ... -> 0) is uneven over 2 cores at an odd rank count:
+    // AChainRunsAtItsBusiestCore.
+    const double share = collective == Collective::Reduce && std::string_view(algo) == "ring" ? 0.625 / 0.5 : 1.0;
+    EXPECT_NEAR(time(yield, collective, algo, 5) / time(yield, collective, algo, 4), share * 4.0 / 3, 1e-9) << name(collective) << " " << algo;
     EXPECT_DOUBLE_EQ(time(yield, collective, algo, 2), time(spin, collective, algo, 2)) << name(collective) << " " << algo;
   }
   // Spinning, the chain's busiest core runs 3 of the 5 ranks, each with the buffer and 3 chunks of fill.
@@ -333,6 +336,37 @@ TEST(Calibrate, AFlowOnMoreRanksThanCoresSharesTheNodesMessagesOverTheCores) {
   EXPECT_FALSE(calibrate(two, rows).fitted.intra.waitingRanksYield);  // over MPI's transport
   for (Measurement& m : rows) m.waitingRanksYield = true;
   EXPECT_TRUE(calibrate(two, rows).fitted.intra.waitingRanksYield);
+}
+
+// A chain's pipeline moves at its busiest core, which carries the message ends of the ranks placed
+// on it (rank r on core r mod 2: mpirun --map-by core). The ring reduce runs 1 -> 2 -> ... -> 0:
+// at 3 ranks core 0 holds the root's end and rank 2's two (1.5 of the 2 hops' 4 ends; 3 ranks cost
+// what 4 do), at 5 ranks 2.5 of 4 hops' ends. The chain broadcast (0 -> 1 -> ... -> n-1) is even.
+// A library's reduce priced on the chain's plan orders its ranks its own way: spread evenly.
+// Measured (shm/ring-reduce-root-2026-11-29): at 8 MiB root n-1 (an even chain) takes 0.73 of root
+// 0's time at 3 ranks (0.67 here) and 0.78-0.81 at 5 (0.8).
+TEST(Calibrate, AChainRunsAtItsBusiestCore) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.caches.clear();
+  c.intra.latencyUs = c.intra.oversubscribedLatencyUs = c.intra.rendezvousLatencyUs = 0;
+  c.intra.waitingRanksYield = true;
+  const double bytes = 64.0 * static_cast<double>(Context::kDefaultChunkBytes);
+  auto price = [&](Collective collective, const char* algo, int n, bool spread) {
+    Cluster shaped = c;
+    reshape(shaped, 1, n);
+    const Predictor predictor(shaped);
+    Plan plan = predictor.plan(collective, algo, Shape{n, 1}, bytes, false, false);
+    if (spread) plan.spreadFlowsEvenly();
+    return priceUs(plan, Shape{n, 1}, predictor.pricing());
+  };
+  EXPECT_NEAR(price(Collective::Reduce, "ring", 3, false) / price(Collective::Reduce, "ring", 4, false), 1.0, 1e-9);
+  EXPECT_NEAR(price(Collective::Reduce, "ring", 5, false) / price(Collective::Reduce, "ring", 4, false), 2.5 / 1.5, 1e-9);
+  EXPECT_NEAR(price(Collective::Reduce, "ring", 3, false) / price(Collective::Reduce, "ring", 3, true), 1.5, 1e-9);
+  EXPECT_NEAR(price(Collective::Reduce, "ring", 5, false) / price(Collective::Reduce, "ring", 5, true), 1.25, 1e-9);
+  EXPECT_NEAR(price(Collective::Reduce, "ring", 4, false) / price(Collective::Reduce, "ring", 4, true), 1.0, 1e-9);
+  for (int n : {3, 5}) {
+    EXPECT_NEAR(price(Collective::Broadcast, "chain", n, false) / price(Collective::Broadcast, "chain", n, true), 1.0, 1e-9) << n;
+  }
 }
 
 // Toward a binomial tree's root a rank sends once it has its subtree, and on shared memory a
@@ -628,10 +662,11 @@ TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
 // Issue 17's check on this CPU over cclab's shared-memory transport (results/measured/
 // cpu-2core-amd-epyc/algorithms-shm: every algorithm, 2-5 ranks, 5 launches each): fit on 2 and
 // 4 ranks, predict 3 and 5. The fit takes the caches' capacities from the 2- and 4-rank rows
-// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 16.1% below 64 KiB and 9.2%
-// from it, 13 of cclab's 24 algorithms within both targets (rhd's all_reduce since its fold's
+// (256 KiB and 12 MiB of the described 1 MiB and 32 MiB); held out, 16.3% below 64 KiB and 8.7%
+// from it (16.1% / 9.2% before the ring reduce's chain was priced at its busiest core), 13 of
+// cclab's 24 algorithms within both targets (rhd's all_reduce since its fold's
 // bytes go at rd's fitted bandwidth: 15.0% -> 6.8% from 64 KiB; Bruck's alltoall since its plan
-// sends the blocks it does: 20.4% -> 8.2%). With the described capacities: over 13% from 64 KiB,
+// sends the blocks it does: 20.4% -> 8.2%). With the described capacities: 13.0% from 64 KiB,
 // 7 (6 while rd, rhd and tree's plans still copied their input, which these sweeps' runs did:
 // they predate d1cafa2).
 TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
@@ -659,7 +694,7 @@ TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   EXPECT_LT(heldOut.ranges[4].medianAbsErrorPct, 10.0);
   EXPECT_GE(cclabMeeting(heldOut), 12);
   const ValidationReport described = validate(calibrate(loadCluster("cpu-2core-amd-epyc"), fitRows, false).fitted, checkRows);
-  EXPECT_GT(described.ranges[4].medianAbsErrorPct, 13.0);
+  EXPECT_GT(described.ranges[4].medianAbsErrorPct, 12.5);
   EXPECT_LE(cclabMeeting(described), 7);
 }
 
