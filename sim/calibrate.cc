@@ -281,15 +281,14 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     }
     const Shape shape{r.nranks, m.nodes, m.perDevice, m.emulatedPerNode};
     const Predictor& predictor = predictors.forShape(shape);
-    std::string algo;
+    Plan plan;
     try {
-      algo = predictor.resolve(r.collective, isLibraryChoice(r.algo) ? std::string_view("ring") : std::string_view(r.algo));
+      const std::string algo = isLibraryChoice(r.algo) ? r.algo : predictor.resolve(r.collective, r.algo);
+      plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace, plansOwnCopies(r));
     } catch (const InputError&) {
       ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
       continue;
     }
-    Plan plan = predictor.plan(r.collective, algo, shape, static_cast<double>(r.sizeBytes), r.inPlace, plansOwnCopies(r));
-    if (isLibraryChoice(r.algo)) plan.spreadFlowsEvenly();  // the library orders its ranks its own way
     const Pricing& pricing = predictor.pricing();
     LinkClass link = LinkClass::Local;
     Plan fitted = plan;     // the part the features describe

@@ -76,6 +76,13 @@ Transfer inputCopies(Collective collective, std::string_view algo, const Shape& 
 }
 
 Plan Predictor::plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace, bool ownCopies) const {
+  if (isLibraryChoice(algo)) {
+    // The ring family's plan, without cclab's copies; the library orders its chains its own way,
+    // so its flows are spread evenly over the cores (CriticalBytes::busiestCoreShare).
+    Plan library = plan(collective, resolve(collective, "ring"), shape, bytes, inPlace, false);
+    library.spreadFlowsEvenly();
+    return library;
+  }
   Plan plan;
   if (shape.ranks == 1) {
     // One rank: out of place is a copy of the buffer, in place nothing moves.
@@ -148,10 +155,8 @@ Prediction Predictor::predict(const Query& query) const {
   if (isLibraryChoice(query.algo)) {
     // A library's own choice: calibrated, it is priced on the ring family's plan with the fit of
     // that library's measurements; otherwise the simulator's tuner stands in for the library.
-    const std::string ring = resolve(query.collective, "ring");
     if (calibration(query.implementation, query.collective, query.algo, query.inPlace) != nullptr) {
-      Plan p = plan(query.collective, ring, shape, query.bytes, query.inPlace, false);
-      p.spreadFlowsEvenly();  // the library orders its ranks its own way
+      const Plan p = plan(query.collective, query.algo, shape, query.bytes, query.inPlace, false);
       best.timeUs = priceUs(p, shape, pricingFor(calibration(query.implementation, query.collective, query.algo, query.inPlace)));
       best.algo = std::string(query.algo);
       best.calibrated = true;

@@ -52,8 +52,8 @@ class Predictor {
   std::vector<std::string_view> candidates(Collective collective) const;
   // The plan of a resolved algorithm (for calibration and tests). `ownCopies`: cclab's
   // implementation ran it (kOwnBackend), so its device copies are planned too (inputCopies);
-  // false for the algorithm itself (no implementation) and for a library's choice priced on the
-  // ring's plan.
+  // false for the algorithm itself (no implementation). A library's choice (isLibraryChoice) is
+  // priced on the ring family's plan, without copies, its flows spread evenly over the cores.
   Plan plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace, bool ownCopies) const;
 
   const Pricing& pricing() const { return base_; }
