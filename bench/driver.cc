@@ -33,6 +33,9 @@
 namespace cclab::bench {
 namespace {
 
+// The most per-iteration times a row of the results carries (-n's usual 20 to a few hundred).
+constexpr std::size_t kMaxRecordedIterations = 1000;
+
 // "# auto picked (out-of-place/in-place): 8 B-512 B rd/rd, 4 KiB-16 MiB rhd/ring": the sizes
 // --algo auto gave each algorithm, as runs of neighbouring sizes.
 std::string autoPicksLine(const std::vector<std::pair<results::Row, results::Row>>& picks) {
@@ -329,8 +332,8 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   for (LocalCall& c : calls) c.checker->fillInput(const_cast<void*>(c.args.send), 0);
   backend.synchronize();
   MPI_Barrier(MPI_COMM_WORLD);
-  const LoopSettings loop{options_.warmupIters, options_.iters, options_.aggIters, options_.blocking, options_.perIterTiming,
-                          options_.graphLaunches};
+  const LoopSettings loop{options_.warmupIters,   options_.iters,         options_.aggIters, options_.blocking,
+                          options_.perIterTiming, options_.graphLaunches, options_.minTimeS};
   LoopTimes times = backend.timing().run([&](int index) { comm.runLocal(collective, argsAt(index)); }, loop,
                                          [this] { watchdog_.kick(); });
   double meanUs = times.meanUs;
@@ -368,7 +371,7 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   row.count = count;  // nccl-tests's count column: the count passed to the collective
   row.nranks = size_;
   row.repeat = repeat;
-  row.iters = options_.iters;
+  row.iters = times.iterations;
   results::setTime(row, meanUs);
   if (!iterUs.empty()) {
     std::vector<double> sorted = iterUs;
@@ -379,7 +382,9 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
     row.timeUsP99 = percentile(sorted, 99);
   }
   row.wrong = wrong;
-  row.iterTimesUs = std::move(iterUs);
+  // Every iteration's time goes into the results up to kMaxRecordedIterations; a longer loop
+  // (--min_time) keeps its percentiles above, not a file of megabytes.
+  if (iterUs.size() <= kMaxRecordedIterations) row.iterTimesUs = std::move(iterUs);
   return row;
 }
 
@@ -507,6 +512,7 @@ results::RunInfo Driver::runInfo() {
                 {"step_factor", options_.sweep.stepFactor},
                 {"iters", options_.iters},
                 {"agg_iters", options_.aggIters},
+                {"min_time_s", options_.minTimeS},
                 {"warmup_iters", options_.warmupIters},
                 {"check_iters", options_.checkIters},
                 {"average", kAverage[static_cast<int>(options_.average)]},

@@ -5,6 +5,7 @@
 namespace cclab::bench {
 
 LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress) {
+  const double warmupStart = steps.now();
   for (int i = 0; i < loop.warmupIters; ++i) {
     launch(i);
     progress();
@@ -12,14 +13,21 @@ LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettin
   launch(0);  // the sync collective
   steps.synchronize();
   progress();
+  LoopTimes times;
+  times.iterations = loop.iters;
+  if (loop.minTimeS > 0) {  // every rank must run the same count: the slowest rank's warm-up decides
+    const double perCollective = steps.maxOverRanks((steps.now() - warmupStart) / (loop.warmupIters + 1));
+    times.iterations = timedIterations(loop, perCollective);
+  }
+  const int iters = times.iterations;
   const bool graphs = loop.graphLaunches > 0;
   const bool eventTiming = loop.perIterTiming && !graphs;
   const bool group = loop.aggregate > 1;  // nccl-tests launches the m of an iteration as one group
-  if (eventTiming) steps.prepareIterations(loop.iters);
+  if (eventTiming) steps.prepareIterations(iters);
   steps.barrier();
   if (graphs) steps.beginCapture();  // after the barrier: no rank waits in it while capturing
   double start = steps.now();
-  for (int i = 0; i < loop.iters; ++i) {
+  for (int i = 0; i < iters; ++i) {
     if (eventTiming) steps.recordIteration(i);
     if (group) steps.beginGroup();
     for (int a = 0; a < loop.aggregate; ++a) launch(i * loop.aggregate + a);
@@ -29,7 +37,7 @@ LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettin
       if (loop.blocking == 1) steps.barrier();
     }
   }
-  if (eventTiming) steps.recordIteration(loop.iters);
+  if (eventTiming) steps.recordIteration(iters);
   if (graphs) {  // the loop above was captured; replay it, timed
     steps.endCapture();
     steps.barrier();
@@ -40,10 +48,9 @@ LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettin
   const double totalUs = (steps.now() - start) * 1e6;
   progress();
   if (graphs) steps.releaseCapture();
-  LoopTimes times;
-  times.meanUs = totalUs / (static_cast<double>(loop.iters) * loop.aggregate * std::max(loop.graphLaunches, 1));
+  times.meanUs = totalUs / (static_cast<double>(iters) * loop.aggregate * std::max(loop.graphLaunches, 1));
   if (eventTiming) {
-    times.iterationUs = steps.iterationTimesUs(loop.iters);
+    times.iterationUs = steps.iterationTimesUs(iters);
     for (double& t : times.iterationUs) t /= loop.aggregate;
   }
   return times;

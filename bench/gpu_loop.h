@@ -34,6 +34,8 @@ class GpuLoopSteps {
   virtual std::vector<double> iterationTimesUs(int iterations) = 0;
   // Seconds on the host clock.
   virtual double now() = 0;
+  // The largest of every rank's `value` (MPI_Allreduce with MPI_MAX).
+  virtual double maxOverRanks(double value) = 0;
 };
 
 LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress);

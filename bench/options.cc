@@ -64,6 +64,9 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("collective", collective, joinNames(allCollectives()) + ", or all")->required();
   addSweepFlags(app, sweep);
   app.add_option("-n,--iters", o.iters, "timed iterations per size")->capture_default_str();
+  app.add_option("--min_time", o.minTimeS,
+                 "seconds each size's timed loop lasts at least: more iterations than -n where the warm-up says -n is shorter (0: -n)")
+      ->capture_default_str();
   app.add_option("-w,--warmup_iters", o.warmupIters, "untimed warm-up iterations per size")->capture_default_str();
   app.add_option("-m,--agg_iters", o.aggIters, "collectives per timed iteration")->capture_default_str();
   app.add_option("-c,--check", o.checkIters, "result-checking iterations per size (0: no check)")->capture_default_str();
@@ -158,6 +161,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   requireAtLeast(o.iters, 1, "-n");
   requireAtLeast(o.aggIters, 1, "-m");
   requireAtLeast(o.warmupIters, 0, "-w");
+  if (!(std::isfinite(o.minTimeS) && o.minTimeS >= 0 && o.minTimeS <= 3600)) {
+    throw InputError(fmt::format("--min_time must be 0 or more seconds, up to 3600 (got {})", o.minTimeS));
+  }
+  if (o.minTimeS > 0 && o.warmupIters == 0) throw InputError("--min_time sizes the loop from the warm-up: give -w 1 or more");
   if (threads != 1) throw InputError(fmt::format("-t {}: ccbench runs one thread per process; start more processes with mpirun -np", threads));
   requireAtLeast(o.gpusPerProcess, 1, "-g");
   requireAtLeast(o.ranksPerNode, 0, "--ranks-per-node");
@@ -169,6 +176,7 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   if (o.gpusPerProcess > 1 && !ncclOnly) throw InputError(fmt::format("-g {}: several GPUs per process need --backend nccl alone", o.gpusPerProcess));
   requireAtLeast(o.graphLaunches, 0, "-G");
   if (o.graphLaunches > 0 && !ncclOnly) throw InputError(fmt::format("-G {}: CUDA graphs capture NCCL's collectives: use --backend nccl alone", o.graphLaunches));
+  if (o.graphLaunches > 0 && o.minTimeS > 0) throw InputError("--min_time: a captured CUDA graph (-G) replays -n iterations; set the loop with -n");
   if (perIter != 0 && perIter != 1) throw InputError(fmt::format("-I must be 0 or 1 (got {})", perIter));
   o.perIterTiming = perIter == 1;
   requireAtLeast(o.checkIters, 0, "-c");

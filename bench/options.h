@@ -49,6 +49,7 @@ struct Options {
   std::size_t shmSingleCopyBytes = kDefaultShmSingleCopyBytes;  // --shm-single-copy; 0: never
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
+  double minTimeS = 0;  // --min_time: time at least this long a loop, with more iterations than -n where needed
   int aggIters = 1;  // -m: collectives per timed iteration (their mean is reported)
   int warmupIters = 1;
   int checkIters = 1;  // 0: do not check results

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace cclab::bench {
@@ -10,27 +11,38 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double microseconds(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
 LoopTimes HostClockTiming::run(const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress) {
+  double fastestWarmup = 0;  // seconds: the first collectives pay for first touches, the fastest does not
   for (int i = 0; i < loop.warmupIters; ++i) {
+    const Clock::time_point t0 = Clock::now();
     launch(i);
+    const double s = seconds(Clock::now() - t0);
+    fastestWarmup = i == 0 ? s : std::min(fastestWarmup, s);
     progress();
   }
   progress();
   LoopTimes times;
-  times.iterationUs.assign(static_cast<std::size_t>(loop.iters), 0.0);
+  times.iterations = loop.iters;
+  if (loop.minTimeS > 0) {  // every rank must run the same count: the slowest rank's warm-up decides
+    double perCollective = fastestWarmup;
+    MPI_Allreduce(MPI_IN_PLACE, &perCollective, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    times.iterations = timedIterations(loop, perCollective);
+  }
+  times.iterationUs.assign(static_cast<std::size_t>(times.iterations), 0.0);
   MPI_Barrier(MPI_COMM_WORLD);
   const Clock::time_point start = Clock::now();
-  for (int i = 0; i < loop.iters; ++i) {
+  for (int i = 0; i < times.iterations; ++i) {
     const Clock::time_point t0 = Clock::now();
     for (int a = 0; a < loop.aggregate; ++a) launch(i * loop.aggregate + a);
     if (loop.blocking == 1) MPI_Barrier(MPI_COMM_WORLD);  // -z 1; a CPU collective has finished when it returns
     times.iterationUs[static_cast<std::size_t>(i)] = microseconds(Clock::now() - t0) / loop.aggregate;
     progress();
   }
-  times.meanUs = microseconds(Clock::now() - start) / (static_cast<double>(loop.iters) * loop.aggregate);
+  times.meanUs = microseconds(Clock::now() - start) / (static_cast<double>(times.iterations) * loop.aggregate);
   progress();
   return times;
 }

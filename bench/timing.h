@@ -18,9 +18,21 @@ struct LoopSettings {
   int blocking = 0;        // -z: wait for each iteration (1: and barrier)
   bool perIterTiming = false;  // -I (GPUs; the host clock times every iteration anyway)
   int graphLaunches = 0;   // -G
+  double minTimeS = 0;     // --min_time: run more timed iterations than -n where the loop would be shorter
 };
 
+// --min_time's cap: a loop of collectives that take no measurable time still ends.
+inline constexpr int kMaxTimedIterations = 1'000'000;
+
+// The timed iterations of one loop: -n, or more where -n of them would take less than --min_time
+// at the warm-up's rate (seconds per collective: on the host clock the fastest warm-up
+// collective, on GPUs the warm-up's mean; the slowest rank's, so every rank runs the same count). As OSU's and IMB's benchmarks run more iterations for small messages: twenty
+// collectives of a fraction of a microsecond end before the ranks of an oversubscribed core have
+// taken turns, so they time a start-up rather than a steady state.
+int timedIterations(const LoopSettings& loop, double warmupSecondsPerCollective);
+
 struct LoopTimes {
+  int iterations = 0;                // timed iterations (timedIterations)
   double meanUs = 0;                 // per collective, on this process
   std::vector<double> iterationUs;   // per collective in each timed iteration, where measured
 };

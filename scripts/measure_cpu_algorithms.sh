@@ -6,7 +6,9 @@
 #   models/calibrations/<preset>.json                                    ccsim calibrate --ranks 2,4 (report: calibrate.txt)
 #   results/measured/<machine>/algorithms/validate.{json,txt}            ccsim validate --ranks 3,5
 # Ranks are bound as in measure_cpu_sweep.sh. `hier` runs on emulated nodes of 2 ranks where 2
-# divides them.
+# divides them. Each size runs -n 20, or at least 5 ms (--min_time 0.005): twenty collectives of a
+# fraction of a microsecond time a start-up, not a steady state (docs/ccbench.md, "Timing and
+# checking"); the sweeps committed before 2026-11-30 ran -n 20 alone.
 #
 # Usage: scripts/measure_cpu_algorithms.sh <machine-name> [max-size]   (after scripts/test.sh built
 # it; CCBENCH=<path> and CCSIM=<path> run another build's tools; CALIBRATE_ONLY=1 skips the sweeps;
@@ -40,7 +42,7 @@ for round in $(seq 1 "${ROUNDS:-1}"); do
       echo "== $algo, $ranks ranks, round $round"
       mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
         "$ccbench" "${family_collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
-        --transport "$transport" -b 8 -e "$max" -f 4 -n 20 -w 3 -J "$out/${algo}_np$ranks$tag.json" > "$out/${algo}_np$ranks$tag.txt"
+        --transport "$transport" -b 8 -e "$max" -f 4 -n 20 -w 3 --min_time 0.005 -J "$out/${algo}_np$ranks$tag.json" > "$out/${algo}_np$ranks$tag.txt"
     done
   done
 done

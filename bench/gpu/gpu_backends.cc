@@ -52,6 +52,10 @@ class GpuTiming final : public Timing, private GpuLoopSteps {
   void recordIteration(int index) override;
   std::vector<double> iterationTimesUs(int iterations) override;
   double now() override { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+  double maxOverRanks(double value) override {
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return value;
+  }
 
   GpuBackend& backend_;
 };

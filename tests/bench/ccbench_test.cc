@@ -106,6 +106,7 @@ TEST_F(Ccbench, OutputParsesAsNcclTestsAndAgreesWithJsonAndCsv) {
   EXPECT_EQ(info.config.at("iters"), 3);
   EXPECT_EQ(results::emulatedRanksPerNode(info), 0);  // nodes are hosts: nothing emulated
   for (const results::Row& row : fromJson.file.rows) {
+    EXPECT_EQ(row.iters, 3);
     EXPECT_EQ(row.iterTimesUs.size(), 3u);
     EXPECT_LE(*row.timeUsMin, *row.timeUsP50);
     EXPECT_LE(*row.timeUsP50, *row.timeUsMax);
@@ -167,6 +168,27 @@ TEST_F(Ccbench, RepeatsAreRowsAndTheSideBySideTableAveragesThem) {
     EXPECT_NEAR(mpi, mean(mpiPasses), 0.0005 + 1e-9) << table[i];
     EXPECT_NEAR(cclab, mean(cclabPasses), 0.0005 + 1e-9) << table[i];
     EXPECT_NEAR(ratio, mean(cclabPasses) / mean(mpiPasses), 0.0005 + 1e-3 * ratio) << table[i];
+  }
+}
+
+// --min_time: a loop of -n collectives shorter than it runs more iterations, every rank the same
+// count, and each row says how many.
+TEST_F(Ccbench, MinTimeLengthensShortLoopsAndEachRowSaysHowMany) {
+  const std::string json = (dir_ / "r.json").string();
+  const Outcome run = ccbench(2, "all_reduce --backend cclab -b 8 -e 8 -n 5 -w 5 --min_time 0.02 -J " + json);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Import file = results::readResults(json);
+  EXPECT_EQ(file.file.run.config.at("min_time_s"), 0.02);
+  ASSERT_EQ(file.file.rows.size(), 2u);
+  for (const results::Row& row : file.file.rows) {
+    EXPECT_GT(row.iters, 5) << "an 8-byte all_reduce of 2 ranks takes far less than 4 ms";
+    // About 20 ms of loop (the warm-up's rate is an estimate: a quarter of it at least).
+    EXPECT_GT(row.iters * row.timeUs * 1e-6, 0.005) << row.iters << " iterations of " << row.timeUs << " us";
+    if (row.iters <= 1000) EXPECT_EQ(row.iterTimesUs.size(), static_cast<std::size_t>(row.iters));
+    else EXPECT_TRUE(row.iterTimesUs.empty());  // a long loop keeps its percentiles only
+    ASSERT_TRUE(row.timeUsP50.has_value());
+    EXPECT_LE(*row.timeUsMin, *row.timeUsP50);
+    EXPECT_LE(*row.timeUsP50, *row.timeUsMax);
   }
 }
 

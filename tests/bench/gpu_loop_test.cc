@@ -1,7 +1,8 @@
 // The GPU timed loop's order, on the CPU with a fake that records each step: warm-up, the sync
 // collective, then the barrier before a CUDA graph capture begins (never a barrier while
 // capturing, as nccl-tests), the replays timed from a second barrier; -I's events around each
-// iteration; the mean per collective from the host clock.
+// iteration; the mean per collective from the host clock; --min_time's loop length from the
+// slowest rank's warm-up.
 
 #include "bench/gpu_loop.h"
 
@@ -34,6 +35,11 @@ class RecordingSteps final : public GpuLoopSteps {
   void recordIteration(int index) override { log.push_back("event " + std::to_string(index)); }
   std::vector<double> iterationTimesUs(int iterations) override { return std::vector<double>(static_cast<std::size_t>(iterations), 2000.0); }
   double now() override { return clock; }
+  double slowestOther = 0;  // another rank's warm-up seconds per collective
+  double maxOverRanks(double value) override {
+    log.push_back("max");
+    return std::max(value, slowestOther);
+  }
 
   Launch launcher() {
     return [this](int index) {
@@ -85,6 +91,53 @@ TEST(GpuLoop, BlockingWaitsAndBarriersEveryIteration) {
   runGpuLoop(steps, steps.launcher(), loop, [] {});
   EXPECT_EQ(std::count(steps.log.begin(), steps.log.end(), "barrier"), 3);  // the start, then one per iteration
   EXPECT_EQ(std::count(steps.log.begin(), steps.log.end(), "begin_capture"), 0);
+}
+
+TEST(GpuLoop, MinTimeRunsAsManyIterationsAsTheSlowestRanksWarmupNeeds) {
+  RecordingSteps steps;
+  LoopSettings loop;
+  loop.warmupIters = 2;
+  loop.iters = 3;
+  loop.minTimeS = 0.010;
+  loop.perIterTiming = true;
+  // Two warm-up launches and the sync collective, 1 ms each: 10 ms wants 10 iterations.
+  LoopTimes times = runGpuLoop(steps, steps.launcher(), loop, [] {});
+  EXPECT_EQ(times.iterations, 10);
+  EXPECT_LT(steps.position("max"), steps.position("barrier"));  // every rank agrees before the loop
+  EXPECT_LT(steps.position("prepare 10"), steps.position("barrier"));
+  EXPECT_EQ(steps.position("event 10"), static_cast<std::ptrdiff_t>(steps.log.size()) - 2);
+  EXPECT_EQ(std::count(steps.log.begin(), steps.log.end(), "launch 9"), 1);
+  EXPECT_EQ(times.iterationUs.size(), 10u);
+  EXPECT_NEAR(times.meanUs, 1000.0, 1e-6);
+
+  // Another rank warmed up at 4 ms a collective: every rank runs its count, never fewer than -n.
+  RecordingSteps slow;
+  slow.slowestOther = 0.004;
+  EXPECT_EQ(runGpuLoop(slow, slow.launcher(), loop, [] {}).iterations, 3);
+  slow.slowestOther = 0.0025;
+  loop.iters = 1;
+  RecordingSteps slower = slow;
+  EXPECT_EQ(runGpuLoop(slower, slower.launcher(), loop, [] {}).iterations, 4);  // ceil(10 / 2.5)
+
+  // Off (0): -n, and no agreement is needed.
+  RecordingSteps plain;
+  loop.minTimeS = 0;
+  loop.iters = 3;
+  EXPECT_EQ(runGpuLoop(plain, plain.launcher(), loop, [] {}).iterations, 3);
+  EXPECT_EQ(std::count(plain.log.begin(), plain.log.end(), "max"), 0);
+}
+
+TEST(LoopLength, TimedIterationsFollowTheWarmupRate) {
+  LoopSettings loop;
+  loop.iters = 20;
+  EXPECT_EQ(timedIterations(loop, 1e-7), 20);  // --min_time off
+  loop.minTimeS = 0.005;
+  EXPECT_EQ(timedIterations(loop, 1e-7), 50000);   // 0.1 us a collective: 5 ms is 50,000 of them
+  EXPECT_EQ(timedIterations(loop, 1e-3), 20);      // 1 ms a collective: -n is already longer
+  loop.aggregate = 4;
+  EXPECT_EQ(timedIterations(loop, 1e-7), 12500);   // -m 4: four collectives an iteration
+  EXPECT_EQ(timedIterations(loop, 1e-12), kMaxTimedIterations);
+  EXPECT_EQ(timedIterations(loop, 0.0), kMaxTimedIterations);  // no clock tick: the cap, not a division by zero
 }
 
 }  // namespace

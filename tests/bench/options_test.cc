@@ -137,6 +137,11 @@ TEST(Options, BadInputIsNamed) {
   EXPECT_NE(errorOf({"all_reduce", "-g", "0"}).find("-g must be at least 1"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-b", "0", "-e", "1M", "-f", "2"}).find("-b 0 never grows"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-m", "0"}).find("-m must be at least 1"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--min_time", "-1"}).find("--min_time must be 0 or more seconds"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--min_time", "nan"}).find("--min_time must be 0 or more seconds"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--min_time", "0.01", "-w", "0"}).find("give -w 1 or more"), std::string::npos);
+  EXPECT_EQ(parse({"all_reduce", "--min_time", "0.005"}).minTimeS, 0.005);
+  EXPECT_EQ(parse({"all_reduce"}).minTimeS, 0.0);  // off: -n alone, as nccl-tests
   // What nccl-tests scripts pass for one GPU per process is accepted.
   EXPECT_EQ(errorOf({"all_reduce", "-t", "1", "-g", "1", "-G", "0", "-m", "4"}), "");
   // -o with a reducing collective among non-reducing ones applies to the reducing ones.
@@ -157,6 +162,7 @@ TEST(Options, GpuFlags) {
     EXPECT_EQ(nccl.graphLaunches, 20);
     EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl,mpi", "-g", "2"}).find("--backend nccl alone"), std::string::npos);
     EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl", "-G", "5", "-z", "1"}).find("cannot: use one"), std::string::npos);
+    EXPECT_NE(errorOf({"all_reduce", "--backend", "nccl", "-G", "5", "--min_time", "0.01"}).find("set the loop with -n"), std::string::npos);
   }
 }
 

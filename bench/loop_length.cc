@@ -1,0 +1,17 @@
+#include <algorithm>
+#include <cmath>
+
+#include "bench/timing.h"
+
+// --min_time's loop length, apart from the timing strategies so it is tested without MPI.
+namespace cclab::bench {
+
+int timedIterations(const LoopSettings& loop, double warmupSecondsPerCollective) {
+  if (loop.minTimeS <= 0) return loop.iters;
+  const double perIteration = warmupSecondsPerCollective * loop.aggregate;
+  if (!(perIteration > 0)) return std::max(loop.iters, kMaxTimedIterations);  // no clock tick in the warm-up
+  const double wanted = std::ceil(loop.minTimeS / perIteration);
+  return std::max(loop.iters, static_cast<int>(std::min(wanted, static_cast<double>(kMaxTimedIterations))));
+}
+
+}  // namespace cclab::bench
