@@ -59,9 +59,15 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
   return path * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
 }
 
-// The messages in sequence a transfer's latency pays for (Transfer::sharedMemorySteps).
-double stepsInSequence(const Transfer& t, const Pricing& pricing) {
-  return pricing.sharedMemory && t.link != LinkClass::Inter && t.sharedMemorySteps > 0 ? t.sharedMemorySteps : t.steps;
+// The messages in sequence a transfer's latency pays for (Transfer::sharedMemorySteps), or, for
+// a rooted call on more ranks than cores whose waiting ranks yield, the busiest core's message
+// ends (Transfer::busiestCoreEnds).
+double stepsInSequence(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  if (!pricing.sharedMemory || t.link == LinkClass::Inter) return t.steps;
+  if (t.busiestCoreEnds && pricing.waitingRanksYield && shape.perNode() > pricing.cores) {
+    return t.messagesPerLink * t.busiestCoreEnds(shape.perNode(), pricing.cores);
+  }
+  return t.sharedMemorySteps > 0 ? t.sharedMemorySteps : t.steps;
 }
 
 // Steps times the processes beyond the first: what the oversubscribed latency multiplies.
@@ -189,7 +195,7 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
       } else {
         const double perStep = link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * coreLoad(t, shape, pricing) : 0.0) +
                                (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0);
-        latency += stepsInSequence(t, pricing) * perStep;
+        latency += stepsInSequence(t, shape, pricing) * perStep;
         if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
       }
       slowest = std::max(slowest, bandwidthUs(t, shape, pricing, shm));
@@ -208,7 +214,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
     for (int k = 0; k < phase.transferCount; ++k) {
       const Transfer& t = phase.transfers[static_cast<std::size_t>(k)];
       if (t.link != LinkClass::Local) {  // a rank's own copies have no messages (priceUs)
-        const double steps = stepsInSequence(t, pricing);
+        const double steps = stepsInSequence(t, shape, pricing);
         f.x[0] += steps;
         if (shm.oversubscribed) f.x[1] += steps * coreLoad(t, shape, pricing);
         f.x[1] += sharedDeviceSteps(t, shape, pricing);

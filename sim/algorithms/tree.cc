@@ -43,6 +43,24 @@ int binomialDepth(int g) {
   return depth;
 }
 
+// The message ends (sends and receives) of the busiest core in a binomial tree rooted at rank 0,
+// ranks round-robin over the cores: rank v exchanges with its parent v - lowbit(v) and with each
+// child v + m, m a power of two below lowbit(v) (every power of two below g for the root).
+double binomialBusiestCoreEnds(int g, int cores) {
+  const int c = std::max(1, std::min(cores, g));
+  int busiest = 0;
+  for (int core = 0; core < c; ++core) {
+    int ends = 0;
+    for (int v = core; v < g; v += c) {
+      const int low = v == 0 ? g : v & -v;  // the root's children span the whole tree
+      if (v > 0) ++ends;
+      for (int m = 1; m < low && v + m < g; m *= 2) ++ends;
+    }
+    busiest = std::max(busiest, ends);
+  }
+  return busiest;
+}
+
 }  // namespace
 
 bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
@@ -68,6 +86,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
     case Collective::Reduce: {
       Transfer intra{LinkClass::Intra, intraRounds, intraRounds * bytes, n};
       intra.allPairs = true;  // binomial partners are far apart
+      intra.busiestCoreEnds = binomialBusiestCoreEnds;
       // One GPU under all: every one of the g - 1 non-root ranks' buffers is copied (and, in a
       // reduce, reduced) once, over fewer rounds.
       intra.critical.sharedDevice = (g - 1) * bytes;
@@ -98,6 +117,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       // Two copies a message: the root writes (reads) its node's other blocks itself, one message
       // after another; the scatter's forwarding ranks write theirs while it does.
       Transfer intra{LinkClass::Intra, intraRounds, f * bytes, n};
+      intra.busiestCoreEnds = binomialBusiestCoreEnds;
       if (c == Collective::Gather) intra.sharedMemorySteps = binomialDepth(g);  // toward the root: its depth in sequence
       const double block = bytes / n;
       intra.critical.twoCopyWriter = c == Collective::Scatter

@@ -396,6 +396,36 @@ TEST(Calibrate, TowardABinomialRootSharedMemoryPaysTheTreesDepth) {
   EXPECT_NEAR(latencies(shm, Collective::Scatter, 3), 2, 0.01);  // away from the root: the rounds
 }
 
+// Back to back on more ranks than cores, with waiting ranks yielding (cclab's shared memory), a
+// binomial tree's calls overlap: each costs the message ends its busiest core serves, not its
+// rounds. Rank r on core r mod 2, root 0: at 3 ranks core 0 holds the root's 2 ends and rank 2's
+// 1; at 4, the root's 2 and rank 2's 2; at 5, the root's 3, rank 2's 2 and rank 4's 1. Measured
+// with steady-state loops (shm/min-time-sweep-2026-11-30) the binomial broadcast takes 0.21,
+// 0.60, 0.72 and 1.13 us at 2-5 ranks: 0.18-0.21 per end. Where ranks spin, the rounds stay.
+TEST(Calibrate, BackToBackBinomialCallsRunAtTheBusiestCoresMessageEnds) {
+  Cluster spin = loadCluster("cpu-2core-amd-epyc");
+  spin.intra.caches.clear();
+  spin.intra.latencyUs = 1;
+  spin.intra.oversubscribedLatencyUs = spin.intra.rendezvousLatencyUs = 0;
+  Cluster yield = spin;
+  yield.intra.waitingRanksYield = true;
+  auto latencies = [](Cluster c, Collective collective, int n) {
+    reshape(c, 1, n);
+    return Predictor(c).predict(Query{collective, "tree", 8, n, 1, false, "synthetic", 1}).timeUs / c.intra.latencyUs;
+  };
+  const std::array<double, 4> ends = {1, 3, 4, 6};
+  for (Collective collective : {Collective::Broadcast, Collective::Reduce, Collective::Gather, Collective::Scatter}) {
+    for (int n = 2; n <= 5; ++n) {
+      EXPECT_NEAR(latencies(yield, collective, n), ends[static_cast<std::size_t>(n - 2)], 0.01) << name(collective) << " " << n;
+    }
+  }
+  EXPECT_NEAR(latencies(spin, Collective::Broadcast, 5), 3, 0.01);  // spinning: its rounds
+  EXPECT_NEAR(latencies(spin, Collective::Reduce, 5), 2, 0.01);     // toward the root: its depth
+  // The chain keeps its hops (on 2 cores a broadcast chain's busiest core serves as many ends).
+  reshape(yield, 1, 5);
+  EXPECT_NEAR(Predictor(yield).predict(Query{Collective::Broadcast, "chain", 8, 5, 1, false, "synthetic", 1}).timeUs, 4, 0.01);
+}
+
 // A step pays the rendezvous exactly when its message reaches the eager limit: a 2-rank ring
 // all_gather sends half the buffer per step.
 TEST(Calibrate, TheRendezvousStartsAtTheEagerLimit) {
