@@ -19,9 +19,11 @@ LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettin
     const double perCollective = steps.maxOverRanks((steps.now() - warmupStart) / (loop.warmupIters + 1));
     times.iterations = timedIterations(loop, perCollective);
   }
-  const int iters = times.iterations;
   const bool graphs = loop.graphLaunches > 0;
   const bool eventTiming = loop.perIterTiming && !graphs;
+  // -I creates a CUDA event per iteration before timing: --min_time lengthens such a loop only so far.
+  if (eventTiming) times.iterations = std::min(times.iterations, std::max(loop.iters, kMaxEventIterations));
+  const int iters = times.iterations;
   const bool group = loop.aggregate > 1;  // nccl-tests launches the m of an iteration as one group
   if (eventTiming) steps.prepareIterations(iters);
   steps.barrier();

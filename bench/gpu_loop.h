@@ -38,6 +38,9 @@ class GpuLoopSteps {
   virtual double maxOverRanks(double value) = 0;
 };
 
+// -I with --min_time: at most this many timed iterations (each a CUDA event), or -n if more.
+inline constexpr int kMaxEventIterations = 10'000;
+
 LoopTimes runGpuLoop(GpuLoopSteps& steps, const Launch& launch, const LoopSettings& loop, const std::function<void()>& progress);
 
 }  // namespace cclab::bench

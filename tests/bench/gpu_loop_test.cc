@@ -119,6 +119,19 @@ TEST(GpuLoop, MinTimeRunsAsManyIterationsAsTheSlowestRanksWarmupNeeds) {
   RecordingSteps slower = slow;
   EXPECT_EQ(runGpuLoop(slower, slower.launcher(), loop, [] {}).iterations, 4);  // ceil(10 / 2.5)
 
+  // -I creates an event per iteration, so --min_time stops at kMaxEventIterations: 20 s at 1 ms a
+  // collective wants 20,000.
+  LoopSettings longer = loop;
+  longer.warmupIters = 1;
+  longer.iters = 3;
+  longer.minTimeS = 20;
+  RecordingSteps withEvents;
+  EXPECT_EQ(runGpuLoop(withEvents, withEvents.launcher(), longer, [] {}).iterations, kMaxEventIterations);
+  EXPECT_LT(withEvents.position("prepare " + std::to_string(kMaxEventIterations)), withEvents.position("barrier"));
+  longer.perIterTiming = false;
+  RecordingSteps withoutEvents;
+  EXPECT_EQ(runGpuLoop(withoutEvents, withoutEvents.launcher(), longer, [] {}).iterations, 20000);
+
   // Off (0): -n, and no agreement is needed.
   RecordingSteps plain;
   loop.minTimeS = 0;
