@@ -26,7 +26,8 @@ inline constexpr int kMaxTimedIterations = 1'000'000;
 
 // The timed iterations of one loop: -n, or more where -n of them would take less than --min_time
 // at the warm-up's rate (seconds per collective: on the host clock the fastest warm-up
-// collective, on GPUs the warm-up's mean; the slowest rank's, so every rank runs the same count). As OSU's and IMB's benchmarks run more iterations for small messages: twenty
+// collective, on GPUs the warm-up's mean; the slowest rank's, so every rank runs the same
+// count). OSU's and IMB's benchmarks also run more iterations for small messages: twenty
 // collectives of a fraction of a microsecond end before the ranks of an oversubscribed core have
 // taken turns, so they time a start-up rather than a steady state.
 int timedIterations(const LoopSettings& loop, double warmupSecondsPerCollective);
