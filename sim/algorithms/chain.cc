@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "collectives/context.h"
 #include "sim/algorithms/algorithms.h"
@@ -21,13 +20,14 @@ namespace {
 // two ranks of core 0 where n is odd (3 ranks: core 0 carries 1.5 hops of 2).
 double chainShare(int ranks, int cores, bool intoRoot) {
   const int c = std::max(1, std::min(cores, ranks));
-  std::vector<double> core(static_cast<std::size_t>(c), 0.0);
-  for (int position = 0; position < ranks; ++position) {  // position along the chain
-    const int rank = intoRoot ? (position + 1) % ranks : position;
-    const bool end = position == 0 || position == ranks - 1;
-    core[static_cast<std::size_t>(rank % c)] += end ? 0.5 : 1.0;
+  const int first = intoRoot ? 1 % ranks : 0, last = intoRoot ? 0 : ranks - 1;  // the chain's two ends
+  double busiest = 0;
+  for (int core = 0; core < c; ++core) {
+    double hops = 0;
+    for (int rank = core; rank < ranks; rank += c) hops += rank == first || rank == last ? 0.5 : 1.0;
+    busiest = std::max(busiest, hops);
   }
-  return *std::max_element(core.begin(), core.end()) / std::max(1, ranks - 1);
+  return busiest / std::max(1, ranks - 1);
 }
 double broadcastChainShare(int ranks, int cores) { return chainShare(ranks, cores, false); }
 double reduceChainShare(int ranks, int cores) { return chainShare(ranks, cores, true); }
