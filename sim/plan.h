@@ -55,15 +55,13 @@ struct Transfer {
   // tree's root (gather, reduce) only the tree's depth is in sequence, not its rounds. On a GPU
   // each receive is an operation queued in round order on the root's stream: there the rounds are.
   double sharedMemorySteps = 0;
-  // Shared memory, a rooted call (a chain, a binomial tree) on more ranks than cores whose waiting
-  // ranks yield them: back-to-back calls overlap, so a call costs the message ends the busiest
-  // core serves (every send and every receive of the ranks placed on it: rank r on core r mod c,
-  // mpirun --map-by core; root 0), not its messages in sequence; `messagesPerLink` messages cross
-  // each of the call's links (a pipeline's chunks). Measured with loops long enough for a steady
-  // state, the chain and binomial broadcast and reduce take 0.15-0.25 us per such end at 2-5
-  // ranks on 2 cores, whatever the tree's shape (docs/simulator.md). nullptr: the steps.
+  // Shared memory, a binomial tree's call on more ranks than cores whose waiting ranks yield
+  // them: back-to-back calls overlap, so a call costs the message ends the busiest core serves
+  // (every send and every receive of the ranks placed on it: rank r on core r mod c, mpirun
+  // --map-by core; root 0), not its messages in sequence. Measured with loops long enough for a
+  // steady state, 0.15-0.21 us per such end at 2-5 ranks on 2 cores (docs/simulator.md).
+  // nullptr: the steps.
   double (*busiestCoreEnds)(int ranks, int cores) = nullptr;
-  double messagesPerLink = 1;
   // Where the way a transport copies puts other bytes on the critical path than `bytes` x the
   // busiest core's (or GPU's) load, the plan says which bytes, per way of copying; 0: the rule.
   struct CriticalBytes {

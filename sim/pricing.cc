@@ -65,7 +65,7 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
 double stepsInSequence(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   if (!pricing.sharedMemory || t.link == LinkClass::Inter) return t.steps;
   if (t.busiestCoreEnds && pricing.waitingRanksYield && shape.perNode() > pricing.cores) {
-    return t.messagesPerLink * t.busiestCoreEnds(shape.perNode(), pricing.cores);
+    return t.busiestCoreEnds(shape.perNode(), pricing.cores);
   }
   return t.sharedMemorySteps > 0 ? t.sharedMemorySteps : t.steps;
 }

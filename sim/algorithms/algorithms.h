@@ -4,6 +4,7 @@
 // A planner fills the plan of one collective of `bytes` (the size column: the larger buffer) on a
 // shape, or returns false when the algorithm does not do that collective.
 
+#include <algorithm>
 #include <bit>
 #include <span>
 #include <string_view>
@@ -46,5 +47,18 @@ inline bool isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 // algorithms' Fold::pof2() in collectives/algorithms/recursive_fold.h).
 inline int powerOfTwoBelow(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
 inline double log2Floor(int n) { return log2Ceil(powerOfTwoBelow(n)); }
+// Shared memory: the most load any core carries when rank r runs on core r mod `cores` (mpirun
+// --map-by core), `loadOf(rank)` each rank's part.
+template <typename LoadOf>
+double busiestCoreLoad(int ranks, int cores, LoadOf loadOf) {
+  const int c = std::max(1, std::min(cores, ranks));
+  double busiest = 0;
+  for (int core = 0; core < c; ++core) {
+    double load = 0;
+    for (int rank = core; rank < ranks; rank += c) load += loadOf(rank);
+    busiest = std::max(busiest, load);
+  }
+  return busiest;
+}
 
 }  // namespace cclab::sim

@@ -19,15 +19,9 @@ namespace {
 // -> n-1 (on 2 cores always even); the reduce 1 -> 2 -> ... -> n-1 -> 0, whose last hop joins
 // two ranks of core 0 where n is odd (3 ranks: core 0 carries 1.5 hops of 2).
 double chainShare(int ranks, int cores, bool intoRoot) {
-  const int c = std::max(1, std::min(cores, ranks));
   const int first = intoRoot ? 1 % ranks : 0, last = intoRoot ? 0 : ranks - 1;  // the chain's two ends
-  double busiest = 0;
-  for (int core = 0; core < c; ++core) {
-    double hops = 0;
-    for (int rank = core; rank < ranks; rank += c) hops += rank == first || rank == last ? 0.5 : 1.0;
-    busiest = std::max(busiest, hops);
-  }
-  return busiest / std::max(1, ranks - 1);
+  const double hops = busiestCoreLoad(ranks, cores, [&](int rank) { return rank == first || rank == last ? 0.5 : 1.0; });
+  return hops / std::max(1, ranks - 1);
 }
 double broadcastChainShare(int ranks, int cores) { return chainShare(ranks, cores, false); }
 double reduceChainShare(int ranks, int cores) { return chainShare(ranks, cores, true); }

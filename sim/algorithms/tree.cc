@@ -47,18 +47,12 @@ int binomialDepth(int g) {
 // ranks round-robin over the cores: rank v exchanges with its parent v - lowbit(v) and with each
 // child v + m, m a power of two below lowbit(v) (every power of two below g for the root).
 double binomialBusiestCoreEnds(int g, int cores) {
-  const int c = std::max(1, std::min(cores, g));
-  int busiest = 0;
-  for (int core = 0; core < c; ++core) {
-    int ends = 0;
-    for (int v = core; v < g; v += c) {
-      const int low = v == 0 ? g : v & -v;  // the root's children span the whole tree
-      if (v > 0) ++ends;
-      for (int m = 1; m < low && v + m < g; m *= 2) ++ends;
-    }
-    busiest = std::max(busiest, ends);
-  }
-  return busiest;
+  return busiestCoreLoad(g, cores, [g](int v) {
+    const int low = v == 0 ? g : v & -v;  // the root's children span the whole tree
+    double ends = v > 0 ? 1 : 0;
+    for (int m = 1; m < low && v + m < g; m *= 2) ++ends;
+    return ends;
+  });
 }
 
 }  // namespace
