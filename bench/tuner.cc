@@ -27,34 +27,44 @@ sim::Cluster reshaped(sim::Cluster cluster, int ranks, int ranksPerHost) {
   return cluster;
 }
 
+// A preset's shipped calibration (over shared memory on the CPU, that transport's own first: the
+// algorithms' costs there are not their costs over MPI point-to-point), else the preset itself.
+// `why` says how the preset was chosen, for the header line.
+TuningCluster shippedFor(const std::string& preset, const std::string& why, bool onGpu, const std::string& transport) {
+  const std::filesystem::path dir = sim::modelsDirectory() / "calibrations";
+  const bool shm = transport == "shm" && !onGpu;
+  if (shm && std::filesystem::exists(dir / (preset + "-shm.json"))) {
+    return {sim::loadCluster((dir / (preset + "-shm.json")).string()),
+            fmt::format("models/calibrations/{}-shm.json (calibrated for {} over shared memory)", preset, why)};
+  }
+  if (std::filesystem::exists(dir / (preset + ".json"))) {
+    return {sim::loadCluster((dir / (preset + ".json")).string()),
+            fmt::format("models/calibrations/{}.json (calibrated for {}{})", preset, why, shm ? " over MPI point-to-point: none shipped for shm" : "")};
+  }
+  return {sim::loadCluster(preset), fmt::format("preset {} ({}; not calibrated)", preset, why)};
+}
+
 }  // namespace
 
 TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
                             const std::string& transport) {
   if (!clusterOption.empty()) return {sim::loadCluster(clusterOption), clusterOption};
   const std::string preset = sim::presetForDevice(device, cpuCores);
-  if (!preset.empty()) {
-    // The transport's own calibration first: the algorithms' costs over shared memory are not
-    // their costs over MPI point-to-point.
-    const std::filesystem::path dir = sim::modelsDirectory() / "calibrations";
-    const bool shm = transport == "shm" && !onGpu;
-    if (shm && std::filesystem::exists(dir / (preset + "-shm.json"))) {
-      return {sim::loadCluster((dir / (preset + "-shm.json")).string()),
-              fmt::format("models/calibrations/{}-shm.json (calibrated for '{}' over shared memory)", preset, device)};
-    }
-    if (std::filesystem::exists(dir / (preset + ".json"))) {
-      return {sim::loadCluster((dir / (preset + ".json")).string()),
-              fmt::format("models/calibrations/{}.json (calibrated for '{}'{})", preset, device, shm ? " over MPI point-to-point: none shipped for shm" : "")};
-    }
-    return {sim::loadCluster(preset), fmt::format("preset {} (matches '{}'; not calibrated)", preset, device)};
-  }
+  if (!preset.empty()) return shippedFor(preset, fmt::format("'{}'", device), onGpu, transport);
+  // No preset names the device: the closest of its kind. On the CPU a shared-memory preset with as
+  // many cores if there is one (a VM of the same size runs the same transport and the same
+  // oversubscription), and its calibration: a fitted machine prices the algorithms' relative costs
+  // closer than described constants do.
+  std::string closest;
   for (const std::string& name : sim::presetNames()) {
-    sim::Cluster c = sim::loadCluster(name);
-    if ((c.intra.kind == sim::FabricKind::SharedMemory) != onGpu) {
-      return {std::move(c), fmt::format("preset {} (the closest: no preset matches '{}')", name, device)};
-    }
+    const sim::Cluster c = sim::loadCluster(name);
+    if ((c.intra.kind == sim::FabricKind::SharedMemory) == onGpu) continue;
+    const bool sameCores = !onGpu && c.intra.cores == cpuCores;
+    if (closest.empty() || sameCores) closest = name;
+    if (onGpu || sameCores) break;
   }
-  throw InputError("--algo auto: no cluster preset to tune on (give --cluster)");
+  if (closest.empty()) throw InputError("--algo auto: no cluster preset to tune on (give --cluster)");
+  return shippedFor(closest, fmt::format("preset {}'s machine, the closest: no preset matches '{}'", closest, device), onGpu, transport);
 }
 
 SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice)

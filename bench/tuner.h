@@ -23,9 +23,10 @@ struct TuningCluster {
 
 // `--cluster` as given (a preset name or a file), or for "" the description shipped for this
 // device: models/calibrations/<preset>.json of the preset whose `matches` name the device (with
-// transport "shm" on the CPU, <preset>-shm.json where it is shipped), else that preset, else the
-// closest preset (on the CPU the shared-memory one; on GPUs the first GPU preset). Throws
-// InputError for a cluster that cannot be read.
+// transport "shm" on the CPU, <preset>-shm.json where it is shipped), else that preset. Where no
+// preset names the device, the closest preset the same way (its calibration, else itself): on the
+// CPU a shared-memory preset with as many cores, else the first shared-memory one; on GPUs the
+// first GPU preset. Throws InputError for a cluster that cannot be read.
 TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
                             const std::string& transport = "mpi");
 

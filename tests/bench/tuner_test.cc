@@ -243,10 +243,18 @@ TEST(Tuner, FindsTheClusterShippedForThisMachine) {
   const TuningCluster shm = tuningCluster("", "AMD EPYC 7B13 64-Core Processor", 2, false, "shm");
   EXPECT_NE(shm.source.find("models/calibrations/cpu-2core-amd-epyc-shm.json"), std::string::npos) << shm.source;
   EXPECT_NE(shm.cluster.document.dump(), shipped.cluster.document.dump());
-  // No preset names the device: the closest of its kind.
+  // No preset names the device: the closest of its kind, and its calibration where one is shipped.
   const TuningCluster cpu = tuningCluster("", "Some Other CPU", 8, false);
   EXPECT_EQ(cpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
   EXPECT_NE(cpu.source.find("closest"), std::string::npos);
+  EXPECT_FALSE(cpu.cluster.calibrations.empty()) << cpu.source;
+  // A VM of the same size: a preset with as many cores, over shared memory its shm calibration.
+  const TuningCluster sameSize = tuningCluster("", "Some Other CPU", 2, false, "shm");
+  EXPECT_EQ(sameSize.cluster.intra.cores, 2);
+  EXPECT_NE(sameSize.source.find("-shm.json"), std::string::npos) << sameSize.source;
+  EXPECT_NE(sameSize.source.find("the closest: no preset matches 'Some Other CPU'"), std::string::npos) << sameSize.source;
+  // A 2-core Intel Xeon VM has a preset of its own.
+  EXPECT_EQ(tuningCluster("", "Intel(R) Xeon(R) Processor", 2, false, "shm").cluster.name.rfind("cpu-2core-intel-xeon", 0), 0u);
   const TuningCluster gpu = tuningCluster("", "Some Future GPU", 0, true);
   EXPECT_NE(gpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
   // --cluster wins, and a bad one is input error.
