@@ -97,6 +97,13 @@ std::size_t agreedSingleCopyBytes(std::size_t wanted, int rank, int ranks) {
   return 0;
 }
 
+// The single-copy threshold: --shm-single-copy, or where it is not given the one this machine's
+// description measured. Every rank of the host reads the same files, so all reach the same value.
+SingleCopy machineSingleCopyBytes(const Options& options) {
+  if (options.shmSingleCopyBytes) return {*options.shmSingleCopyBytes, ""};
+  return describedSingleCopy(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
+}
+
 // The transport cclab's algorithms on the CPU take. auto: shared memory when every rank runs on
 // this host (as NCCL takes its SHM transport inside a node), MPI point-to-point across hosts.
 std::string hostTransport(const std::string& requested, bool oneHost, int ranks) {
@@ -134,11 +141,14 @@ std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& requested) {
     options.transport = "mpi";
     return makeMpiTransportBackend(options);
   }
-  const std::size_t singleCopy = agreedSingleCopyBytes(options.shmSingleCopyBytes, rank, ranks);
+  const SingleCopy wanted = machineSingleCopyBytes(options);
+  const std::size_t singleCopy = agreedSingleCopyBytes(wanted.bytes, rank, ranks);
   auto transport = std::make_unique<ShmTransport>(segment->data(), rank, ranks, singleCopy);
   return std::make_unique<HostAlgorithmBackend>(
       options, cclabAlgorithms(options, localInfo().cpuModel, false), std::move(segment), std::move(transport),
-      singleCopy > 0 ? fmt::format("through shared memory, one copy from {}", describeBytes(singleCopy)) : std::string("through shared memory"),
+      singleCopy > 0 ? fmt::format("through shared memory, one copy from {}{}", describeBytes(singleCopy),
+                                               wanted.describedBy.empty() ? "" : fmt::format(" (as {} measured)", wanted.describedBy))
+                     : std::string("through shared memory"),
       singleCopy);
 }
 

@@ -104,8 +104,8 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   std::string singleCopy;
   app.add_option("--shm-single-copy", singleCopy,
                  fmt::format("over shared memory: messages this large and up are read straight out of the sender's memory "
-                             "(one copy, process_vm_readv) instead of through the slots; 0: never (default {})",
-                             kDefaultShmSingleCopyBytes == 0 ? std::string("0") : describeBytes(kDefaultShmSingleCopyBytes)));
+                             "(one copy, process_vm_readv) instead of through the slots; 0: never (default: what this machine's "
+                             "description measured, its intra_node.single_copy_bytes; 0 where it gives none)"));
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
                                                describeBytes(kDefaultCudaChunkBytes)));
   app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();

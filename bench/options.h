@@ -28,12 +28,6 @@ inline constexpr std::array<std::string_view, 3> kTransports = {"auto", "mpi", "
 // chunk costs a stream synchronisation and a control message round trip.
 inline constexpr std::size_t kDefaultChunkBytes = Context::kDefaultChunkBytes;
 inline constexpr std::size_t kDefaultCudaChunkBytes = std::size_t{4} << 20;
-// --transport shm: messages this large and up are read straight out of the sender's memory (one
-// copy) instead of passing through the slots (two); 0: never. Never by default: measured on this
-// machine since the slots got their 128 KiB pieces and yields (docs/performance.md, "Every message
-// through the slots"), the slots are as fast or faster in most cells of every collective at 2-5
-// ranks (not: broadcast at 5 ranks from 16 MiB, and the 2-rank alltoall when the cores are far apart).
-inline constexpr std::size_t kDefaultShmSingleCopyBytes = 0;
 
 // How per-rank times are combined into the one reported (-a, as in nccl-tests).
 enum class Average { Rank0 = 0, Mean = 1, Min = 2, Max = 3 };
@@ -46,7 +40,13 @@ struct Options {
   int ranksPerNode = 0;       // for the hierarchical algorithms; 0: the processes sharing a host
   std::string device = "cpu";
   std::string transport = "auto";  // --backend cclab on the CPU: kTransports
-  std::size_t shmSingleCopyBytes = kDefaultShmSingleCopyBytes;  // --shm-single-copy; 0: never
+  // --shm-single-copy: over shared memory, messages this large and up are read straight out of the
+  // sender's memory (one copy) instead of passing through the slots (two); 0: never. Not given:
+  // what this machine's description measured (intra_node.single_copy_bytes; bench/backends.cc),
+  // as NCCL sets its protocol thresholds per platform: the slots were as fast or faster in most
+  // cells on the AMD EPYC VM (0), the single copy from 512 KiB on the Intel Xeon VM
+  // (docs/performance.md, "Every message through the slots" and "A second machine").
+  std::optional<std::size_t> shmSingleCopyBytes;
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
   double minTimeS = 0;  // --min_time: time at least this long a loop, with more iterations than -n where needed

@@ -67,6 +67,12 @@ TuningCluster tuningCluster(const std::string& clusterOption, const std::string&
   return shippedFor(closest, fmt::format("preset {}'s machine, the closest: no preset matches '{}'", closest, device), onGpu, transport);
 }
 
+SingleCopy describedSingleCopy(const std::string& clusterOption, const std::string& device, int cpuCores) {
+  const TuningCluster machine = tuningCluster(clusterOption, device, cpuCores, false, "shm");
+  const auto bytes = static_cast<std::size_t>(machine.cluster.intra.singleCopyBytes);
+  return {bytes, bytes > 0 ? machine.cluster.name : std::string()};
+}
+
 SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice)
     : cluster_(reshaped(cluster, ranks, ranksPerHost)),
       predictor_(cluster_),

@@ -30,6 +30,16 @@ struct TuningCluster {
 TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
                             const std::string& transport = "mpi");
 
+// The single-copy threshold of cclab's shared-memory transport this machine's description measured
+// (intra_node.single_copy_bytes, 0 where it gives none) and the description's name: of the
+// description --algo auto would tune on (tuningCluster with transport "shm"), which is what
+// `ccbench --shm-single-copy` defaults to.
+struct SingleCopy {
+  std::size_t bytes = 0;
+  std::string describedBy;  // the cluster description's name; empty for a flag's value
+};
+SingleCopy describedSingleCopy(const std::string& clusterOption, const std::string& device, int cpuCores);
+
 class SimulatorChooser final : public AlgorithmChooser {
  public:
   // `ranks` in all, `ranksPerHost` on each host (hosts are the simulator's nodes), at most

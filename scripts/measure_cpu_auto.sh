@@ -9,7 +9,8 @@
 # it; CCBENCH=<path> runs another build's ccbench; TRANSPORT=shm runs cclab through the shared
 # memory transport, into results/measured/<machine>/auto-shm/ (TRANSPORT=auto: ccbench's default,
 # shared memory on one host, into auto-auto/); OUT=<folder> writes there instead;
-# FIRST_RUN=k starts at launch k, to add launches to a folder)
+# FIRST_RUN=k starts at launch k, to add launches to a folder; COLLECTIVES="all_gather alltoall" runs
+# only those)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [runs] [max-size]}
@@ -23,7 +24,7 @@ mkdir -p "$out"
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 for run in $(seq "${FIRST_RUN:-1}" "$runs"); do
   for ranks in 2 3 4 5; do
-    for collective in all_reduce all_gather reduce_scatter broadcast alltoall; do
+    for collective in ${COLLECTIVES:-all_reduce all_gather reduce_scatter broadcast alltoall}; do
       echo "== run $run, $collective, $ranks ranks"
       mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
         "${CCBENCH:-build/bin/ccbench}" "$collective" -b 8 -e "$max" -f 2 --backend mpi,cclab --algo auto --transport "$transport" \

@@ -124,6 +124,7 @@ IntraNode readIntra(const JsonReader& in) {
     intra.copiesPerMessage = static_cast<int>(in.get<std::int64_t>("copies_per_message", 1));
     if (intra.copiesPerMessage != 1 && intra.copiesPerMessage != 2) in.fail("copies_per_message", "must be 1 or 2");
     intra.waitingRanksYield = in.get<bool>("waiting_ranks_yield", false);
+    intra.singleCopyBytes = in.positive("single_copy_bytes", 0.0, true);
     if (in.has("caches")) {
       for (std::size_t i = 0; i < in.array("caches").size(); ++i) {
         const JsonReader level = in.element("caches", i);

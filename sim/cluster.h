@@ -89,6 +89,11 @@ struct IntraNode {
   // cores at once (cclab's shared-memory transport), so a one-way transfer costs each core half of
   // what a swap does. `ccsim calibrate` sets it from the runs it fits (results config `transport`).
   int copiesPerMessage = 1;
+  // Shared memory: from how many bytes cclab's shared-memory transport reads a message straight
+  // out of the sender's memory (one copy, process_vm_readv) instead of through the slots (two);
+  // 0: never. Measured per machine (an A/B of the two, docs/cluster-format.md): it is what
+  // `ccbench --shm-single-copy` defaults to on the machine this description matches.
+  double singleCopyBytes = 0;
   // Shared memory: whether ranks waiting for a message give up their cores (cclab's shared-memory
   // transport yields at once when ranks outnumber cores; Open MPI spins in its progress loop), so
   // a step loads the cores with the ranks working in it (Transfer::busyCopiers), not all of them,

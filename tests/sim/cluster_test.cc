@@ -38,7 +38,8 @@ Json minimal() {
 
 TEST(Cluster, EveryPresetLoads) {
   const std::vector<std::string> presets = presetNames();
-  for (const char* expected : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-2h", "jean-zay-a100", "h100-pcie-8", "workstation-4x-a40", "ethernet-100g", "cpu-2core-amd-epyc"}) {
+  for (const char* expected : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-2h", "jean-zay-a100", "h100-pcie-8", "workstation-4x-a40", "ethernet-100g", "cpu-2core-amd-epyc",
+                              "cpu-2core-intel-xeon"}) {
     EXPECT_NE(std::find(presets.begin(), presets.end(), expected), presets.end()) << expected;
   }
   for (const auto& name : presets) {
@@ -115,6 +116,27 @@ TEST(Cluster, BadDescriptionsNameTheFieldAndProblem) {
   j["intra_node"]["bandwidth_gbps"] = "fast";
   EXPECT_NE(errorFor(j.dump()).find("intra_node.bandwidth_gbps: expected a number, found \"fast\""), std::string::npos);
   EXPECT_NE(errorFor(R"({"schema": "cclab-results", "schema_version": 1})").find("a results file, not a cluster"), std::string::npos);
+}
+
+// Shared memory: the transport's single-copy threshold, measured per machine (what ccbench's
+// --shm-single-copy defaults to there): absent is 0 (every message through the slots).
+TEST(Cluster, ReadsTheSingleCopyThresholdOfSharedMemory) {
+  Json j = minimal();
+  j["nodes"] = 1;
+  j.erase("nics");
+  j["intra_node"] = Json::parse(R"({"kind": "shared_memory", "cores": 2, "bandwidth_gbps": 10, "latency_us": 1, "source": "s"})");
+  const fs::path path = fs::temp_directory_path() / ("cclab_cluster_test_shm_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << j.dump();
+  EXPECT_EQ(loadCluster(path.string()).intra.singleCopyBytes, 0);
+  j["intra_node"]["single_copy_bytes"] = 524288;
+  std::ofstream(path) << j.dump();
+  EXPECT_EQ(loadCluster(path.string()).intra.singleCopyBytes, 524288);
+  fs::remove(path);
+  j["intra_node"]["single_copy_bytes"] = -1;
+  EXPECT_NE(errorFor(j.dump()).find("intra_node.single_copy_bytes: must be"), std::string::npos) << errorFor(j.dump());
+  // The presets of the two CPUs measured: the slots on the AMD EPYC VM, one copy from 512 KiB on the Intel Xeon VM.
+  EXPECT_EQ(loadCluster("cpu-2core-amd-epyc").intra.singleCopyBytes, 0);
+  EXPECT_EQ(loadCluster("cpu-2core-intel-xeon").intra.singleCopyBytes, 512 * 1024);
 }
 
 TEST(Cluster, UnknownPresetListsThePresets) {
