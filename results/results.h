@@ -102,10 +102,13 @@ int emulatedRanksPerNode(const RunInfo& run);
 // a message is read in one copy (kShmSingleCopyKey; 0: none).
 inline constexpr const char* kTransportKey = "transport";
 inline constexpr const char* kShmSingleCopyKey = "shm_single_copy_bytes";
-// The copies a large message takes on that transport: 2 over "shm" without single copies (into
-// the shared slots, out of them), 1 over "mpi" (Open MPI's shared-memory transport: the receiver
-// copies through CMA) or with them; 0 where the run recorded no transport.
+// The copies a message takes on that transport: 2 over "shm" (into the shared slots, out of them;
+// from cclabSingleCopyBytes up, 1), 1 over "mpi" (Open MPI's shared-memory transport: the receiver
+// copies through CMA); 0 where the run recorded no transport.
 int cclabCopiesPerMessage(const RunInfo& run);
+// Over "shm": the message size from which the transport read messages straight out of the
+// sender's memory (one copy; config shm_single_copy_bytes); 0: never, or not over "shm".
+double cclabSingleCopyBytes(const RunInfo& run);
 // Whether cclab's ranks gave up their cores while they waited: over "shm", whose ranks yield at
 // once when they outnumber the cores (Open MPI's spin in its progress loop first).
 bool cclabWaitingRanksYield(const RunInfo& run);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <ctime>
 #include <set>
@@ -71,9 +72,13 @@ std::string cclabTransport(const RunInfo& run) {
 int cclabCopiesPerMessage(const RunInfo& run) {
   const std::string transport = cclabTransport(run);
   if (transport == "mpi") return 1;
-  if (transport != "shm") return 0;
+  return transport == "shm" ? 2 : 0;
+}
+
+double cclabSingleCopyBytes(const RunInfo& run) {
+  if (cclabTransport(run) != "shm") return 0;
   const auto singleCopy = run.config.find(kShmSingleCopyKey);
-  return singleCopy != run.config.end() && singleCopy->is_number() && singleCopy->get<double>() > 0 ? 1 : 2;
+  return singleCopy != run.config.end() && singleCopy->is_number() ? std::max(0.0, singleCopy->get<double>()) : 0;
 }
 
 bool cclabWaitingRanksYield(const RunInfo& run) { return cclabTransport(run) == "shm"; }

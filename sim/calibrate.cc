@@ -470,14 +470,18 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
   if (base.intra.kind == FabricKind::SharedMemory) {
     std::set<int> copies;
     std::set<bool> yields;
+    std::set<double> singleCopies;
     for (const Measurement& m : rows) {
       if (m.copiesPerMessage > 0) {
         copies.insert(m.copiesPerMessage);
         yields.insert(m.waitingRanksYield);
+        singleCopies.insert(m.singleCopyBytes);
       }
     }
     if (copies.size() == 1) base.intra.copiesPerMessage = *copies.begin();
     if (yields.size() == 1) base.intra.waitingRanksYield = *yields.begin();
+    // The single-copy threshold the runs measured with prices them (not the description's).
+    if (copies.size() == 1 && singleCopies.size() == 1) base.intra.singleCopyBytes = *singleCopies.begin();
   }
   report.copyFit = fitCopies(described, rows);
   if (report.copyFit.pairs > 0) {

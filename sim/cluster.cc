@@ -289,6 +289,9 @@ Json toJson(const Cluster& cluster) {
   if (cluster.intra.kind == FabricKind::SharedMemory) {
     if (cluster.intra.eagerLimitBytes > 0) intra["rendezvous_latency_us"] = cluster.intra.rendezvousLatencyUs;
     if (cluster.intra.copiesPerMessage != 1) intra["copies_per_message"] = cluster.intra.copiesPerMessage;
+    if (cluster.intra.singleCopyBytes > 0 || intra.contains("single_copy_bytes")) {
+      intra["single_copy_bytes"] = static_cast<std::int64_t>(cluster.intra.singleCopyBytes);
+    }
     if (cluster.intra.waitingRanksYield) intra["waiting_ranks_yield"] = true;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;

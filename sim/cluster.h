@@ -92,7 +92,9 @@ struct IntraNode {
   // Shared memory: from how many bytes cclab's shared-memory transport reads a message straight
   // out of the sender's memory (one copy, process_vm_readv) instead of through the slots (two);
   // 0: never. Measured per machine (an A/B of the two, docs/cluster-format.md): it is what
-  // `ccbench --shm-single-copy` defaults to on the machine this description matches.
+  // `ccbench --shm-single-copy` defaults to on the machine this description matches. The
+  // simulator prices a message this large at one copy (Pricing::copies); `ccsim calibrate` sets it
+  // from the runs it fits (results config `shm_single_copy_bytes`).
   double singleCopyBytes = 0;
   // Shared memory: whether ranks waiting for a message give up their cores (cclab's shared-memory
   // transport yields at once when ranks outnumber cores; Open MPI spins in its progress loop), so

@@ -42,23 +42,25 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths,
     const int emulatedPerNode = results::emulatedRanksPerNode(imported.file.run);
     const int copies = results::cclabCopiesPerMessage(imported.file.run);
     const bool yield = results::cclabWaitingRanksYield(imported.file.run);
+    const double singleCopy = results::cclabSingleCopyBytes(imported.file.run);
     for (const auto& row : imported.file.rows) {
       if (row.backend == results::kPredictedBackend) continue;
       if (row.sizeBytes == 0) continue;
       all.push_back(Measurement{row, std::min(nodes, std::max(1, row.nranks)), std::min(perDevice, std::max(1, row.nranks)),
                                 emulatedPerNode, row.backend == kOwnBackend ? copies : 0, row.backend == kOwnBackend && yield, path});
+      if (row.backend == kOwnBackend) all.back().singleCopyBytes = singleCopy;
     }
   }
   return mergeRepeats(all, launches);
 }
 
 std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows, Launches launches) {
-  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int, bool>;
+  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int, bool, double>;
   auto keyOf = [](const Measurement& m) {
     const results::Row& r = m.row;
     return Key{r.backend, r.algo, static_cast<int>(r.collective), static_cast<int>(r.dtype), r.op ? static_cast<int>(*r.op) : -1,
                r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, m.copiesPerMessage,
-               m.waitingRanksYield};  // the transport: Open MPI's and cclab's single copy both copy once
+               m.waitingRanksYield, m.singleCopyBytes};  // the transport
   };
   std::map<Key, std::vector<const Measurement*>> same;
   std::vector<Key> order;

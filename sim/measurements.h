@@ -19,6 +19,7 @@ struct Measurement {
   bool waitingRanksYield = false;  // cclab's rows: its transport's waiting ranks yielded their cores (results::cclabWaitingRanksYield)
   std::string source;  // the file (the first, for several launches)
   int repeats = 1;     // launches this row stands for (mergeRepeats)
+  double singleCopyBytes = 0;  // cclab's rows over shared memory: messages this large took one copy (results::cclabSingleCopyBytes); 0: never
 };
 
 // How rows that measured the same thing in several launches become one (mergeRepeats).

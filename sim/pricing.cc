@@ -54,8 +54,9 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
                                                      : 1.0 / pricing.cores;
     return t.critical.nodeMessages * share;
   }
-  if (pricing.copiesPerMessage == 2 && t.critical.twoCopyWriter > 0) return t.critical.twoCopyWriter;
-  const double path = pricing.copiesPerMessage == 1 && t.critical.oneCopyReceiver > 0 ? t.critical.oneCopyReceiver : t.bytes;
+  const int copies = pricing.copies(t);
+  if (copies == 2 && t.critical.twoCopyWriter > 0) return t.critical.twoCopyWriter;
+  const double path = copies == 1 && t.critical.oneCopyReceiver > 0 ? t.critical.oneCopyReceiver : t.bytes;
   return path * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
 }
 
@@ -142,6 +143,7 @@ Pricing basePricing(const Cluster& c) {
     p.intra.rendezvousLatencyUs = c.intra.rendezvousLatencyUs;
     p.eagerLimitBytes = c.intra.eagerLimitBytes;
     p.copiesPerMessage = c.intra.copiesPerMessage;
+    p.singleCopyBytes = c.intra.singleCopyBytes;
     p.waitingRanksYield = c.intra.waitingRanksYield;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
     for (int l = 0; l < p.cacheLevels; ++l) {

@@ -269,9 +269,9 @@ TEST_F(Ccbench, AutoNamesTheAlgorithmEachSizeRan) {
 
 // Nodes emulated on one host (--ranks-per-node) are recorded, so that ccsim calibrate and
 // validate price the hierarchical algorithm on the groups it ran on; so is the transport cclab
-// ran over (the default on one host: shared memory, with the single-copy threshold this machine's
-// description measured: 0 is every message through the slots, two copies a message; over MPI:
-// one), which prices one-way transfers.
+// ran over (the default on one host: shared memory, two copies a message through the slots, one
+// from the single-copy threshold this machine's description measured up; over MPI: one), which
+// prices one-way transfers.
 TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   const std::string json = (dir_ / "hier.json").string();
   const Outcome run = ccbench(4, "all_reduce --backend cclab --algo hier --ranks-per-node 2 -b 1K -e 4K -f 4 -n 2 -w 0 -c 1 -J " + json);
@@ -281,23 +281,27 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   EXPECT_EQ(file.file.run.config.at(results::kTransportKey), "shm");
   const bench::SingleCopy described = bench::describedSingleCopy("", file.file.run.cpuModel, file.file.run.cpuCores);
   EXPECT_EQ(file.file.run.config.at(results::kShmSingleCopyKey), described.bytes);
-  EXPECT_EQ(results::cclabCopiesPerMessage(file.file.run), described.bytes > 0 ? 1 : 2);
+  EXPECT_EQ(results::cclabCopiesPerMessage(file.file.run), 2);
+  EXPECT_EQ(results::cclabSingleCopyBytes(file.file.run), static_cast<double>(described.bytes));
   const Outcome slots = ccbench(2, "all_reduce --backend cclab --shm-single-copy 0 -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(slots.exitCode, 0) << slots.err;
   EXPECT_EQ(results::readResults(json).file.run.config.at(results::kShmSingleCopyKey), 0);
   EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 2);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run), 0);
   EXPECT_TRUE(results::cclabWaitingRanksYield(file.file.run));
   ASSERT_FALSE(file.file.rows.empty());
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0);
   const Outcome singleCopy = ccbench(2, "all_reduce --backend cclab --shm-single-copy 1K -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(singleCopy.exitCode, 0) << singleCopy.err;
-  EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 1);
+  EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 2);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run), 1024);
   const Outcome overMpi = ccbench(2, "all_reduce --backend cclab --transport mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(overMpi.exitCode, 0) << overMpi.err;
   const results::RunInfo mpiRun = results::readResults(json).file.run;
   EXPECT_EQ(mpiRun.config.at(results::kTransportKey), "mpi");
   EXPECT_FALSE(mpiRun.config.contains(results::kShmSingleCopyKey));
   EXPECT_EQ(results::cclabCopiesPerMessage(mpiRun), 1);
+  EXPECT_EQ(results::cclabSingleCopyBytes(mpiRun), 0);
   EXPECT_FALSE(results::cclabWaitingRanksYield(mpiRun));
   const Outcome libraryOnly = ccbench(2, "all_reduce --backend mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(libraryOnly.exitCode, 0) << libraryOnly.err;

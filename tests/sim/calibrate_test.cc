@@ -263,6 +263,38 @@ TEST(Calibrate, OneWayFoldsCostEachCoreHalfOnATransportOfTwoCopies) {
   EXPECT_EQ(calibrate(one, rows).fitted.intra.copiesPerMessage, 1);
 }
 
+// cclab's shared memory reads messages from a threshold up straight out of the sender's memory:
+// those take one copy, the rest two. The simulator prices each transfer by its message size
+// (bytes over steps), and ccsim calibrate takes the threshold from the runs it fits, not from the
+// description (the runs may have been made with another one).
+TEST(Calibrate, MessagesFromTheSingleCopyThresholdUpTakeOneCopy) {
+  Cluster two = loadCluster("cpu-2core-amd-epyc");
+  two.intra.copiesPerMessage = 2;
+  Cluster one = two;
+  one.intra.copiesPerMessage = 1;
+  Cluster mixed = two;
+  mixed.intra.singleCopyBytes = 512 * 1024;
+  auto us = [](Cluster c, double bytes) {
+    reshape(c, 1, 3);
+    return Predictor(c).predict(Query{Collective::AllReduce, "rd", bytes, 3, 1, false, "synthetic", 1}).timeUs;
+  };
+  // rd at 3 ranks folds the whole buffer one way: 16 MiB messages take one copy, 64 KiB ones two.
+  EXPECT_DOUBLE_EQ(us(mixed, 16.0 * 1024 * 1024), us(one, 16.0 * 1024 * 1024));
+  EXPECT_LT(us(two, 16.0 * 1024 * 1024), 0.9 * us(mixed, 16.0 * 1024 * 1024));
+  EXPECT_DOUBLE_EQ(us(mixed, 64.0 * 1024), us(two, 64.0 * 1024));
+  EXPECT_EQ(clusterFromJson(toJson(mixed), "test").intra.singleCopyBytes, 512 * 1024);  // written and read back
+
+  Cluster described = two;
+  described.intra.singleCopyBytes = 4096;
+  std::vector<Measurement> rows = synthetic(mixed, Collective::AllReduce, "rd", {2, 4});
+  for (Measurement& m : rows) m.copiesPerMessage = 2;  // ran through the slots only
+  EXPECT_EQ(calibrate(described, rows).fitted.intra.singleCopyBytes, 0);
+  for (Measurement& m : rows) m.singleCopyBytes = 512 * 1024;
+  EXPECT_EQ(calibrate(described, rows).fitted.intra.singleCopyBytes, 512 * 1024);
+  rows.front().singleCopyBytes = 1024;  // runs with two thresholds: the description's own
+  EXPECT_EQ(calibrate(described, rows).fitted.intra.singleCopyBytes, 4096);
+}
+
 // On a transport of two copies per message the sender writes each message itself, so a root
 // that sends many writes them one after another: a binomial broadcast's longest sequence of
 // writes is 1, 2, 2, 3 buffers at 2-5 ranks (the root's children in turn, then a child's), a
