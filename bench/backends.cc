@@ -99,9 +99,16 @@ std::size_t agreedSingleCopyBytes(std::size_t wanted, int rank, int ranks) {
 
 // The single-copy threshold: --shm-single-copy, or where it is not given the one this machine's
 // description measured. Every rank of the host reads the same files, so all reach the same value.
+// Without descriptions to read (a tree without its models folder) every message goes through the
+// slots: a run that asked for no description does not fail for want of one.
 SingleCopy machineSingleCopyBytes(const Options& options) {
   if (options.shmSingleCopyBytes) return {*options.shmSingleCopyBytes, ""};
-  return describedSingleCopy(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
+  try {
+    return describedSingleCopy(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
+  } catch (const InputError&) {
+    if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
+    return {0, ""};
+  }
 }
 
 // The transport cclab's algorithms on the CPU take. auto: shared memory when every rank runs on

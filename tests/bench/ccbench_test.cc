@@ -267,6 +267,20 @@ TEST_F(Ccbench, AutoNamesTheAlgorithmEachSizeRan) {
   }
 }
 
+// Without descriptions to read (no models folder) a run that asked for none still runs, every
+// message through the slots; --algo auto, which needs one, says so and exits 2.
+TEST_F(Ccbench, WithoutTheModelsFolderEveryMessageGoesThroughTheSlots) {
+  const std::string json = (dir_ / "slots.json").string();
+  ::setenv("CCLAB_MODELS", (dir_ / "no-models").c_str(), 1);
+  const Outcome plain = ccbench(2, "all_reduce --backend cclab -b 1M -e 1M -n 1 -w 0 -J " + json);
+  const Outcome automatic = ccbench(2, "all_reduce --backend cclab --algo auto -b 1M -e 1M -n 1 -w 0");
+  ::unsetenv("CCLAB_MODELS");
+  ASSERT_EQ(plain.exitCode, 0) << plain.err;
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run), 0);
+  EXPECT_EQ(automatic.exitCode, 2);
+  EXPECT_NE(automatic.err.find("no cluster preset to tune on"), std::string::npos) << automatic.err;
+}
+
 // Nodes emulated on one host (--ranks-per-node) are recorded, so that ccsim calibrate and
 // validate price the hierarchical algorithm on the groups it ran on; so is the transport cclab
 // ran over (the default on one host: shared memory, two copies a message through the slots, one
