@@ -40,18 +40,22 @@ struct Pricing {
   double singleCopyBytes = 0;  // IntraNode::singleCopyBytes: messages this large take one copy; 0: never
   bool waitingRanksYield = false;  // IntraNode::waitingRanksYield
 
-  // The copies a transfer's messages (its bytes over its steps) take: the transport's, but one
-  // from the single-copy threshold up (cclab's shared memory reads those out of the sender's memory).
+  // The size of each of a transfer's messages: its bytes over its steps (0 for a transfer of no steps).
+  static double messageBytes(const Transfer& t) { return t.steps > 0 ? t.bytes / t.steps : 0; }
+
+  // The copies a transfer's messages take: the transport's, but one from the single-copy
+  // threshold up (cclab's shared memory reads those out of the sender's memory).
   int copies(const Transfer& t) const {
-    return singleCopyBytes > 0 && t.steps > 0 && t.bytes / t.steps >= singleCopyBytes ? 1 : copiesPerMessage;
+    return singleCopyBytes > 0 && messageBytes(t) >= singleCopyBytes ? 1 : copiesPerMessage;
   }
   // The share of a shared-memory transfer's bytes each core copies: half for a one-way transfer
   // on a transport of two copies per message (sender and receiver copy on their own cores).
   double coreCopyShare(const Transfer& t) const { return t.oneWay && copies(t) == 2 ? 0.5 : 1.0; }
 
-  // Whether a transfer's messages (its bytes over its steps) take the rendezvous protocol.
+  // Whether a transfer's messages take the rendezvous protocol.
   bool rendezvous(const Transfer& t) const {
-    return sharedMemory && eagerLimitBytes > 0 && t.link != LinkClass::Inter && t.steps > 0 && t.bytes / t.steps >= eagerLimitBytes;
+    return sharedMemory && eagerLimitBytes > 0 && t.link != LinkClass::Inter &&
+           messageBytes(t) >= eagerLimitBytes;
   }
 
   const LinkPrice& link(LinkClass c) const { return c == LinkClass::Local ? local : c == LinkClass::Intra ? intra : inter; }
