@@ -54,9 +54,9 @@ class MpiBackend final : public Backend {
 class HostAlgorithmBackend final : public Backend {
  public:
   HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms, std::unique_ptr<ShmSegment> segment,
-                       std::unique_ptr<Transport> transport, std::string_view over, std::size_t singleCopyBytes = 0)
+                       std::unique_ptr<Transport> transport, std::string_view over, SingleCopy singleCopy = {})
       : Backend(std::string(kOwnBackend), fmt::format("cclab {} {}, {} chunks", algorithms.label, over, describeBytes(o.chunkBytes))),
-        singleCopyBytes_(singleCopyBytes),
+        singleCopy_(singleCopy),
         segment_(std::move(segment)),
         transport_(std::move(transport)),
         communicator_(*transport_, hostDevice(), std::move(algorithms.chooser), o.chunkBytes) {
@@ -68,21 +68,24 @@ class HostAlgorithmBackend final : public Backend {
   Timing& timing() override { return hostClock(); }
   void describe(results::RunInfo& run) const override {
     run.config[results::kTransportKey] = segment_ ? "shm" : "mpi";
-    if (segment_) run.config[results::kShmSingleCopyKey] = singleCopyBytes_;
+    if (segment_) {
+      run.config[results::kShmSingleCopyKey] = singleCopy_.bytes;
+      run.config[results::kShmSingleCopyRootedKey] = singleCopy_.rootedBytes;
+    }
   }
 
  private:
-  std::size_t singleCopyBytes_;   // shm: messages from this size are read in one copy (0: none)
+  SingleCopy singleCopy_;   // shm: messages from these sizes are read in one copy (0: none)
   std::unique_ptr<ShmSegment> segment_;  // outlives the transport that lives in it; null: over MPI
   std::unique_ptr<Transport> transport_;
   AlgorithmCommunicator communicator_;
 };
 
-// The shared-memory transport's single-copy threshold every rank can use: it reads the other
+// The shared-memory transport's single-copy thresholds every rank can use: it reads the other
 // processes' memory, so every rank tries that once on its neighbour's, and one refusal anywhere
 // (another user, ptrace restrictions) turns it off everywhere (0), with a note.
-std::size_t agreedSingleCopyBytes(std::size_t wanted, int rank, int ranks) {
-  if (wanted == 0) return 0;
+SingleCopy agreedSingleCopy(const SingleCopy& wanted, int rank, int ranks) {
+  if (wanted.bytes == 0 && wanted.rootedBytes == 0) return wanted;
   static const std::uint64_t probe = 0x636c6162;
   const std::uint64_t mine[2] = {static_cast<std::uint64_t>(getpid()), reinterpret_cast<std::uint64_t>(&probe)};
   std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(ranks));
@@ -94,21 +97,41 @@ std::size_t agreedSingleCopyBytes(std::size_t wanted, int rank, int ranks) {
   if (rank == 0) {
     std::fputs("# --transport shm: this host refuses reads of another process's memory (process_vm_readv); every message goes through the slots\n", stderr);
   }
-  return 0;
+  return {};
 }
 
-// The single-copy threshold: --shm-single-copy, or where it is not given the one this machine's
-// description measured. Every rank of the host reads the same files, so all reach the same value.
-// Without descriptions to read (a tree without its models folder) every message goes through the
-// slots: a run that asked for no description does not fail for want of one.
-SingleCopy machineSingleCopyBytes(const Options& options) {
-  if (options.shmSingleCopyBytes) return {*options.shmSingleCopyBytes, ""};
-  try {
-    return describedSingleCopy(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
-  } catch (const InputError&) {
-    if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
-    return {0, ""};
+// The single-copy thresholds: --shm-single-copy (the rooted calls' too, unless
+// --shm-single-copy-rooted gives theirs), or where not given the ones this machine's description
+// measured. Every rank of the host reads the same files, so all reach the same values. Without
+// descriptions to read (a tree without its models folder) every message goes through the slots:
+// a run that asked for no description does not fail for want of one.
+SingleCopy machineSingleCopy(const Options& options) {
+  SingleCopy described;
+  if (!options.shmSingleCopyBytes || !options.shmSingleCopyRootedBytes) {
+    try {
+      described = describedSingleCopy(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
+    } catch (const InputError&) {
+      if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
+    }
   }
+  if (!options.shmSingleCopyBytes && !options.shmSingleCopyRootedBytes) return described;
+  SingleCopy chosen;
+  chosen.bytes = options.shmSingleCopyBytes.value_or(described.bytes);
+  chosen.rootedBytes = options.shmSingleCopyRootedBytes.value_or(options.shmSingleCopyBytes.value_or(described.rootedBytes));
+  return chosen;
+}
+
+// What the header says of the single copy: "one copy from 64 KiB (rooted calls from 512 KiB) (as X measured)".
+std::string describeSingleCopy(const SingleCopy& s) {
+  std::string text = "through shared memory";
+  if (s.bytes > 0) text += fmt::format(", one copy from {}", describeBytes(s.bytes));
+  if (s.rootedBytes != s.bytes) {
+    text += s.rootedBytes == 0       ? " (rooted calls through the slots)"
+            : s.bytes == 0 ? fmt::format(", one copy in rooted calls from {}", describeBytes(s.rootedBytes))
+                           : fmt::format(" (rooted calls from {})", describeBytes(s.rootedBytes));
+  }
+  if (!s.describedBy.empty()) text += fmt::format(" (as {} measured)", s.describedBy);
+  return text;
 }
 
 // The transport cclab's algorithms on the CPU take. auto: shared memory when every rank runs on
@@ -148,15 +171,10 @@ std::unique_ptr<Backend> makeHostAlgorithmBackend(const Options& requested) {
     options.transport = "mpi";
     return makeMpiTransportBackend(options);
   }
-  const SingleCopy wanted = machineSingleCopyBytes(options);
-  const std::size_t singleCopy = agreedSingleCopyBytes(wanted.bytes, rank, ranks);
-  auto transport = std::make_unique<ShmTransport>(segment->data(), rank, ranks, singleCopy);
-  return std::make_unique<HostAlgorithmBackend>(
-      options, cclabAlgorithms(options, localInfo().cpuModel, false), std::move(segment), std::move(transport),
-      singleCopy > 0 ? fmt::format("through shared memory, one copy from {}{}", describeBytes(singleCopy),
-                                               wanted.describedBy.empty() ? "" : fmt::format(" (as {} measured)", wanted.describedBy))
-                     : std::string("through shared memory"),
-      singleCopy);
+  const SingleCopy singleCopy = agreedSingleCopy(machineSingleCopy(options), rank, ranks);
+  auto transport = std::make_unique<ShmTransport>(segment->data(), rank, ranks, singleCopy.bytes, singleCopy.rootedBytes);
+  return std::make_unique<HostAlgorithmBackend>(options, cclabAlgorithms(options, localInfo().cpuModel, false), std::move(segment),
+                                                std::move(transport), describeSingleCopy(singleCopy), singleCopy);
 }
 
 }  // namespace

@@ -105,7 +105,13 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("--shm-single-copy", singleCopy,
                  fmt::format("over shared memory: messages this large and up are read straight out of the sender's memory "
                              "(one copy, process_vm_readv) instead of through the slots; 0: never (default: what this machine's "
-                             "description measured, its intra_node.single_copy_bytes; 0 where it gives none)"));
+                             "description measured, its intra_node.single_copy_bytes; 0 where it gives none); rooted calls take "
+                             "--shm-single-copy-rooted"));
+  std::string singleCopyRooted;
+  app.add_option("--shm-single-copy-rooted", singleCopyRooted,
+                 "the same for rooted calls (broadcast, reduce, gather, scatter), whose root's next send waits for a one-copy "
+                 "send's receiver (default: --shm-single-copy's value where it is given, else the description's "
+                 "intra_node.single_copy_rooted_bytes)");
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
                                                describeBytes(kDefaultCudaChunkBytes)));
   app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();
@@ -154,6 +160,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   if (app.count("--shm-single-copy") > 0) {
     if (o.transport == "mpi") throw InputError("--shm-single-copy: only with --transport shm or auto");
     o.shmSingleCopyBytes = parseSize(singleCopy, "--shm-single-copy");
+  }
+  if (app.count("--shm-single-copy-rooted") > 0) {
+    if (o.transport == "mpi") throw InputError("--shm-single-copy-rooted: only with --transport shm or auto");
+    o.shmSingleCopyRootedBytes = parseSize(singleCopyRooted, "--shm-single-copy-rooted");
   }
   // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
   // chunks by default there.

@@ -47,6 +47,7 @@ struct Options {
   // cells on the AMD EPYC VM (0), the single copy from 512 KiB on the Intel Xeon VM
   // (docs/performance.md, "Every message through the slots" and "A second machine").
   std::optional<std::size_t> shmSingleCopyBytes;
+  std::optional<std::size_t> shmSingleCopyRootedBytes;  // --shm-single-copy-rooted
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
   double minTimeS = 0;  // --min_time: time at least this long a loop, with more iterations than -n where needed

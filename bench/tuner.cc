@@ -70,7 +70,8 @@ TuningCluster tuningCluster(const std::string& clusterOption, const std::string&
 SingleCopy describedSingleCopy(const std::string& clusterOption, const std::string& device, int cpuCores) {
   const TuningCluster machine = tuningCluster(clusterOption, device, cpuCores, false, "shm");
   const auto bytes = static_cast<std::size_t>(machine.cluster.intra.singleCopyBytes);
-  return {bytes, bytes > 0 ? machine.cluster.name : std::string()};
+  const auto rooted = static_cast<std::size_t>(machine.cluster.intra.singleCopyRootedBytes);
+  return {bytes, rooted, bytes > 0 || rooted > 0 ? machine.cluster.name : std::string()};
 }
 
 SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice)

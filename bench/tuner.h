@@ -30,13 +30,14 @@ struct TuningCluster {
 TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
                             const std::string& transport = "mpi");
 
-// The single-copy threshold of cclab's shared-memory transport this machine's description measured
-// (intra_node.single_copy_bytes, 0 where it gives none) and the description's name: of the
-// description --algo auto would tune on (tuningCluster with transport "shm"), which is what
-// `ccbench --shm-single-copy` defaults to.
+// The single-copy thresholds of cclab's shared-memory transport this machine's description measured
+// (intra_node.single_copy_bytes and single_copy_rooted_bytes, 0 where it gives none) and the
+// description's name: of the description --algo auto would tune on (tuningCluster with transport
+// "shm"), which is what `ccbench --shm-single-copy` and `--shm-single-copy-rooted` default to.
 struct SingleCopy {
-  std::size_t bytes = 0;
-  std::string describedBy;  // the cluster description's name; empty for a flag's value
+  std::size_t bytes = 0;        // calls where every rank sends and receives
+  std::size_t rootedBytes = 0;  // rooted calls (broadcast, reduce, gather, scatter)
+  std::string describedBy;      // the cluster description's name; empty for flags' values
 };
 SingleCopy describedSingleCopy(const std::string& clusterOption, const std::string& device, int cpuCores);
 

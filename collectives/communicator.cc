@@ -40,6 +40,7 @@ std::string AlgorithmCommunicator::algorithmFor(Collective collective, const Col
 
 void AlgorithmCommunicator::run(Collective collective, const CollectiveArgs& args) {
   if (args.count == 0) return;
+  context_.transport().beginCall(collective);
   pick(collective, args).run(context_, args);
   context_.transport().drain();
 }

@@ -48,8 +48,9 @@ bool ShmTransport::canRead(pid_t pid, const void* address, std::size_t bytes) {
   return readFrom(pid, reinterpret_cast<std::uint64_t>(address), into.data(), bytes);
 }
 
-ShmTransport::ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes)
-    : region_(static_cast<char*>(region)), rank_(rank), size_(size), singleCopyBytes_(singleCopyBytes), pid_(getpid()),
+ShmTransport::ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes, std::size_t rootedSingleCopyBytes)
+    : region_(static_cast<char*>(region)), rank_(rank), size_(size), unrootedSingleCopyBytes_(singleCopyBytes),
+      rootedSingleCopyBytes_(rootedSingleCopyBytes), singleCopyBytes_(singleCopyBytes), pid_(getpid()),
       idleBeforeYield_(size > sysconf(_SC_NPROCESSORS_ONLN) ? 1 : 4096), freeUntil_(static_cast<std::size_t>(size), kSlots),
       singleCopySent_(static_cast<std::size_t>(size), 0), sends_(static_cast<std::size_t>(size)),
       receives_(static_cast<std::size_t>(size)) {

@@ -20,12 +20,16 @@
 // mpi_yield_when_idle), and only after 4096 idle polls otherwise (a system call on every short
 // wait would double a small message's latency).
 //
-// Large messages (singleCopyBytes and up) take one copy instead of two, as Open MPI's vader does
+// Large messages (singleCopyBytes and up; rootedSingleCopyBytes in a rooted call) take one copy instead of two, as Open MPI's vader does
 // with CMA: the sender puts a descriptor of its buffer (pid, address, bytes) in a slot, the
 // receiver reads the bytes straight out of the sender's memory with process_vm_readv (a fused
 // receive reduces them in cache-sized pieces as they arrive), then raises the channel's `acked`
 // counter; the send completes when it sees that. It needs cross-process memory access (same user,
-// ptrace permitted): canRead() says whether it works between the processes at hand.
+// ptrace permitted): canRead() says whether it works between the processes at hand. The send
+// then waits for its receiver: in a call where every rank sends and receives (all_reduce, alltoall)
+// that costs nothing (the rank waits for its own receives anyway) and the copy saved pays from
+// smaller messages on than in a rooted call (broadcast, reduce, gather, scatter), where the root's
+// next send waits on it; so a rooted call has its own threshold (beginCall picks it).
 //
 // The region comes from the caller: a POSIX shared memory segment mapped in every process
 // (mpi/shm_segment.h), or one heap block shared by threads (the tests). It must be regionBytes(n)
@@ -55,8 +59,11 @@ class ShmTransport final : public Transport {
   // The bytes of the region `ranks` ranks share.
   static std::size_t regionBytes(int ranks);
 
-  // singleCopyBytes 0: every message through the slots.
-  ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes = 0);
+  // singleCopyBytes 0: every message through the slots. rootedSingleCopyBytes: the same for
+  // rooted calls (0: through the slots); the first constructor takes singleCopyBytes for both.
+  ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes = 0)
+      : ShmTransport(region, rank, size, singleCopyBytes, singleCopyBytes) {}
+  ShmTransport(void* region, int rank, int size, std::size_t singleCopyBytes, std::size_t rootedSingleCopyBytes);
   ShmTransport(const ShmTransport&) = delete;
   ShmTransport& operator=(const ShmTransport&) = delete;
 
@@ -68,6 +75,12 @@ class ShmTransport final : public Transport {
   // The receiver reduces each fragment straight out of its slot: dst = local (op) fragment.
   bool fusesReceiveReduce() const override { return true; }
   Request irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) override;
+  // A rooted collective's messages take the single copy from rootedSingleCopyBytes, the others' from singleCopyBytes.
+  void beginCall(Collective collective) override {
+    singleCopyBytes_ = hasRoot(collective) ? rootedSingleCopyBytes_ : unrootedSingleCopyBytes_;
+  }
+  // The threshold the messages posted now take.
+  std::size_t singleCopyBytes() const { return singleCopyBytes_; }
 
   // Moves every pending transfer as far as the slots allow; true when anything moved. (A
   // transport built on this one, with another path beside it, calls it while it waits there.)
@@ -133,7 +146,8 @@ class ShmTransport final : public Transport {
   char* region_;
   int rank_;
   int size_;
-  std::size_t singleCopyBytes_;
+  std::size_t unrootedSingleCopyBytes_, rootedSingleCopyBytes_;
+  std::size_t singleCopyBytes_;  // this call's: one of the two (beginCall)
   pid_t pid_;
   int idleBeforeYield_;                        // idle polls before a wait gives up the core (1 when oversubscribed)
   std::vector<std::uint64_t> freeUntil_;       // per peer: the fragment index the last tail read frees slots up to

@@ -42,6 +42,9 @@ class Transport {
   // IPC: the acknowledgements of receives whose kernels were still running when waited on).
   // AlgorithmCommunicator calls it at the end of every collective.
   virtual void drain() {}
+  // AlgorithmCommunicator calls it before every collective: a transport whose protocol depends on
+  // the call's pattern picks it here (shared memory: the single-copy threshold of a rooted call).
+  virtual void beginCall(Collective collective) { (void)collective; }
   virtual Request irecvReduce(void* dst, const void* local, std::size_t count, DataType dtype, ReduceOp op, int peer) {
     (void)dst, (void)local, (void)count, (void)dtype, (void)op, (void)peer;
     throw std::logic_error("irecvReduce on a transport that does not fuse it");

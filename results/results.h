@@ -99,16 +99,19 @@ int emulatedRanksPerNode(const RunInfo& run);
 
 // The transport ccbench's cclab backend ran its CPU algorithms over ("shm" or "mpi", --transport
 // as resolved), recorded in RunInfo::config as kTransportKey, and over "shm" the size from which
-// a message is read in one copy (kShmSingleCopyKey; 0: none).
+// a message is read in one copy (kShmSingleCopyKey; 0: none), in rooted calls
+// (kShmSingleCopyRootedKey; absent: the same).
 inline constexpr const char* kTransportKey = "transport";
 inline constexpr const char* kShmSingleCopyKey = "shm_single_copy_bytes";
+inline constexpr const char* kShmSingleCopyRootedKey = "shm_single_copy_rooted_bytes";
 // The copies a message takes on that transport: 2 over "shm" (into the shared slots, out of them;
 // from cclabSingleCopyBytes up, 1), 1 over "mpi" (Open MPI's shared-memory transport: the receiver
 // copies through CMA); 0 where the run recorded no transport.
 int cclabCopiesPerMessage(const RunInfo& run);
-// Over "shm": the message size from which the transport read messages straight out of the
-// sender's memory (one copy; config shm_single_copy_bytes); 0: never, or not over "shm".
-double cclabSingleCopyBytes(const RunInfo& run);
+// Over "shm": the message size from which the transport read the messages of a call of
+// `collective` straight out of the sender's memory (one copy; config shm_single_copy_bytes, for a
+// rooted collective shm_single_copy_rooted_bytes where the run recorded it); 0: never, or not over "shm".
+double cclabSingleCopyBytes(const RunInfo& run, Collective collective);
 // Whether cclab's ranks gave up their cores while they waited: over "shm", whose ranks yield at
 // once when they outnumber the cores (Open MPI's spin in its progress loop first).
 bool cclabWaitingRanksYield(const RunInfo& run);

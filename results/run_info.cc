@@ -75,9 +75,10 @@ int cclabCopiesPerMessage(const RunInfo& run) {
   return transport == "shm" ? 2 : 0;
 }
 
-double cclabSingleCopyBytes(const RunInfo& run) {
+double cclabSingleCopyBytes(const RunInfo& run, Collective collective) {
   if (cclabTransport(run) != "shm") return 0;
-  const auto singleCopy = run.config.find(kShmSingleCopyKey);
+  auto singleCopy = run.config.find(kShmSingleCopyKey);
+  if (hasRoot(collective) && run.config.contains(kShmSingleCopyRootedKey)) singleCopy = run.config.find(kShmSingleCopyRootedKey);
   return singleCopy != run.config.end() && singleCopy->is_number() ? std::max(0.0, singleCopy->get<double>()) : 0;
 }
 

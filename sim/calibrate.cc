@@ -45,7 +45,7 @@ struct Sample {
 // (Predictor::timeOf), and leaves the rest of its time to its own features. Where that leaves
 // nothing, the sample keeps the whole plan's features (false).
 bool borrowBandwidths(Sample& s, const Calibration& lent) {
-  const double borrowedUs = priceUs(s.borrowed, s.shape, bandwidthsOnly(s.predictor->pricingFor(&lent)));
+  const double borrowedUs = priceUs(s.borrowed, s.shape, bandwidthsOnly(s.predictor->pricingFor(&lent).forCollective(lent.collective)));
   if (s.timeUs - borrowedUs <= 0) return false;
   s.features = s.ownFeatures;
   s.timeUs -= borrowedUs;
@@ -289,7 +289,7 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
       ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
       continue;
     }
-    const Pricing& pricing = predictor.pricing();
+    const Pricing pricing = predictor.pricing().forCollective(r.collective);
     LinkClass link = LinkClass::Local;
     Plan fitted = plan;     // the part the features describe
     double copiesUs = 0;    // the local copies priced apart (splitLocalCopies)
@@ -470,18 +470,20 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
   if (base.intra.kind == FabricKind::SharedMemory) {
     std::set<int> copies;
     std::set<bool> yields;
-    std::set<double> singleCopies;
+    std::set<double> singleCopies, rootedSingleCopies;
     for (const Measurement& m : rows) {
       if (m.copiesPerMessage > 0) {
         copies.insert(m.copiesPerMessage);
         yields.insert(m.waitingRanksYield);
-        singleCopies.insert(m.singleCopyBytes);
+        (hasRoot(m.row.collective) ? rootedSingleCopies : singleCopies).insert(m.singleCopyBytes);
       }
     }
     if (copies.size() == 1) base.intra.copiesPerMessage = *copies.begin();
     if (yields.size() == 1) base.intra.waitingRanksYield = *yields.begin();
-    // The single-copy threshold the runs measured with prices them (not the description's).
+    // The single-copy thresholds the runs measured with price them (not the description's): the
+    // rooted calls' apart (IntraNode::singleCopyRootedBytes).
     if (copies.size() == 1 && singleCopies.size() == 1) base.intra.singleCopyBytes = *singleCopies.begin();
+    if (copies.size() == 1 && rootedSingleCopies.size() == 1) base.intra.singleCopyRootedBytes = *rootedSingleCopies.begin();
   }
   report.copyFit = fitCopies(described, rows);
   if (report.copyFit.pairs > 0) {

@@ -125,6 +125,7 @@ IntraNode readIntra(const JsonReader& in) {
     if (intra.copiesPerMessage != 1 && intra.copiesPerMessage != 2) in.fail("copies_per_message", "must be 1 or 2");
     intra.waitingRanksYield = in.get<bool>("waiting_ranks_yield", false);
     intra.singleCopyBytes = in.positive("single_copy_bytes", 0.0, true);
+    intra.singleCopyRootedBytes = in.positive("single_copy_rooted_bytes", intra.singleCopyBytes, true);
     if (in.has("caches")) {
       for (std::size_t i = 0; i < in.array("caches").size(); ++i) {
         const JsonReader level = in.element("caches", i);
@@ -291,6 +292,9 @@ Json toJson(const Cluster& cluster) {
     if (cluster.intra.copiesPerMessage != 1) intra["copies_per_message"] = cluster.intra.copiesPerMessage;
     if (cluster.intra.singleCopyBytes > 0 || intra.contains("single_copy_bytes")) {
       intra["single_copy_bytes"] = static_cast<std::int64_t>(cluster.intra.singleCopyBytes);
+    }
+    if (cluster.intra.singleCopyRootedBytes != cluster.intra.singleCopyBytes || intra.contains("single_copy_rooted_bytes")) {
+      intra["single_copy_rooted_bytes"] = static_cast<std::int64_t>(cluster.intra.singleCopyRootedBytes);
     }
     if (cluster.intra.waitingRanksYield) intra["waiting_ranks_yield"] = true;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {

@@ -94,8 +94,14 @@ struct IntraNode {
   // 0: never. Measured per machine (an A/B of the two, docs/cluster-format.md): it is what
   // `ccbench --shm-single-copy` defaults to on the machine this description matches. The
   // simulator prices a message this large at one copy (Pricing::copies); `ccsim calibrate` sets it
-  // from the runs it fits (results config `shm_single_copy_bytes`).
+  // from the runs it fits (results config `shm_single_copy_bytes`). This is the threshold of the
+  // calls where every rank sends and receives (all_reduce, all_gather, reduce_scatter, alltoall);
+  // singleCopyRootedBytes is the rooted calls' (broadcast, reduce, gather, scatter): a one-copy
+  // send waits for its receiver to read it, and in a rooted call the root's next send waits on
+  // that, so the copy saved pays only from larger messages (single_copy_rooted_bytes; absent: the
+  // same as single_copy_bytes; results config `shm_single_copy_rooted_bytes`).
   double singleCopyBytes = 0;
+  double singleCopyRootedBytes = 0;
   // Shared memory: whether ranks waiting for a message give up their cores (cclab's shared-memory
   // transport yields at once when ranks outnumber cores; Open MPI spins in its progress loop), so
   // a step loads the cores with the ranks working in it (Transfer::busyCopiers), not all of them,

@@ -42,13 +42,12 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths,
     const int emulatedPerNode = results::emulatedRanksPerNode(imported.file.run);
     const int copies = results::cclabCopiesPerMessage(imported.file.run);
     const bool yield = results::cclabWaitingRanksYield(imported.file.run);
-    const double singleCopy = results::cclabSingleCopyBytes(imported.file.run);
     for (const auto& row : imported.file.rows) {
       if (row.backend == results::kPredictedBackend) continue;
       if (row.sizeBytes == 0) continue;
       all.push_back(Measurement{row, std::min(nodes, std::max(1, row.nranks)), std::min(perDevice, std::max(1, row.nranks)),
                                 emulatedPerNode, row.backend == kOwnBackend ? copies : 0, row.backend == kOwnBackend && yield, path});
-      if (row.backend == kOwnBackend) all.back().singleCopyBytes = singleCopy;
+      if (row.backend == kOwnBackend) all.back().singleCopyBytes = results::cclabSingleCopyBytes(imported.file.run, row.collective);
     }
   }
   return mergeRepeats(all, launches);

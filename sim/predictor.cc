@@ -132,14 +132,14 @@ double Predictor::timeOf(Collective collective, std::string_view algo, const Sha
   const Plan p = plan(collective, algo, shape, query.bytes, query.inPlace, query.implementation == kOwnBackend);
   const Calibration* entry = calibration(query.implementation, collective, algo, query.inPlace);
   calibrated = entry != nullptr;
-  const Pricing pricing = pricingFor(entry);
+  const Pricing pricing = pricingFor(entry).forCollective(collective);
   // Phases that borrow another algorithm's bandwidths (Phase::bandwidthFitOf) are priced with them
   // where the calibration holds that fit; the launch is paid once.
   Plan own, borrowed;
   const std::string_view lender = entry != nullptr ? p.splitBorrowed(own, borrowed) : std::string_view();
   const Calibration* lent = lender.empty() ? nullptr : calibration(query.implementation, collective, lender, query.inPlace);
   if (lent == nullptr) return priceUs(p, shape, pricing);
-  const Pricing borrowing = withBandwidthsOf(pricing, pricingFor(lent));
+  const Pricing borrowing = withBandwidthsOf(pricing, pricingFor(lent).forCollective(collective));
   return priceUs(own, shape, pricing) + priceUs(borrowed, shape, borrowing) - borrowing.launchLatencyUs;
 }
 
@@ -157,7 +157,8 @@ Prediction Predictor::predict(const Query& query) const {
     // that library's measurements; otherwise the simulator's tuner stands in for the library.
     if (calibration(query.implementation, query.collective, query.algo, query.inPlace) != nullptr) {
       const Plan p = plan(query.collective, query.algo, shape, query.bytes, query.inPlace, false);
-      best.timeUs = priceUs(p, shape, pricingFor(calibration(query.implementation, query.collective, query.algo, query.inPlace)));
+      const Calibration* entry = calibration(query.implementation, query.collective, query.algo, query.inPlace);
+      best.timeUs = priceUs(p, shape, pricingFor(entry).forCollective(query.collective));
       best.algo = std::string(query.algo);
       best.calibrated = true;
       return best;

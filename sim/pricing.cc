@@ -144,6 +144,7 @@ Pricing basePricing(const Cluster& c) {
     p.eagerLimitBytes = c.intra.eagerLimitBytes;
     p.copiesPerMessage = c.intra.copiesPerMessage;
     p.singleCopyBytes = c.intra.singleCopyBytes;
+    p.singleCopyRootedBytes = c.intra.singleCopyRootedBytes;
     p.waitingRanksYield = c.intra.waitingRanksYield;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
     for (int l = 0; l < p.cacheLevels; ++l) {

@@ -38,6 +38,7 @@ struct Pricing {
   double eagerLimitBytes = 0;  // 0: no rendezvous protocol
   int copiesPerMessage = 1;    // IntraNode::copiesPerMessage
   double singleCopyBytes = 0;  // IntraNode::singleCopyBytes: messages this large take one copy; 0: never
+  double singleCopyRootedBytes = 0;  // IntraNode::singleCopyRootedBytes: the same in a rooted call
   bool waitingRanksYield = false;  // IntraNode::waitingRanksYield
 
   // The size of each of a transfer's messages: its bytes over its steps (0 for a transfer of no steps).
@@ -56,6 +57,14 @@ struct Pricing {
   bool rendezvous(const Transfer& t) const {
     return sharedMemory && eagerLimitBytes > 0 && t.link != LinkClass::Inter &&
            messageBytes(t) >= eagerLimitBytes;
+  }
+
+  // This pricing for a call of `collective`: a rooted call's messages take the single copy from
+  // its own threshold (IntraNode::singleCopyRootedBytes), as cclab's transport does (beginCall).
+  Pricing forCollective(Collective collective) const {
+    Pricing p = *this;
+    if (hasRoot(collective)) p.singleCopyBytes = singleCopyRootedBytes;
+    return p;
   }
 
   const LinkPrice& link(LinkClass c) const { return c == LinkClass::Local ? local : c == LinkClass::Intra ? intra : inter; }

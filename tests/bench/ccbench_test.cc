@@ -276,7 +276,7 @@ TEST_F(Ccbench, WithoutTheModelsFolderEveryMessageGoesThroughTheSlots) {
   const Outcome automatic = ccbench(2, "all_reduce --backend cclab --algo auto -b 1M -e 1M -n 1 -w 0");
   ::unsetenv("CCLAB_MODELS");
   ASSERT_EQ(plain.exitCode, 0) << plain.err;
-  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run), 0);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::AllReduce), 0);
   EXPECT_EQ(automatic.exitCode, 2);
   EXPECT_NE(automatic.err.find("no cluster preset to tune on"), std::string::npos) << automatic.err;
 }
@@ -296,26 +296,35 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   const bench::SingleCopy described = bench::describedSingleCopy("", file.file.run.cpuModel, file.file.run.cpuCores);
   EXPECT_EQ(file.file.run.config.at(results::kShmSingleCopyKey), described.bytes);
   EXPECT_EQ(results::cclabCopiesPerMessage(file.file.run), 2);
-  EXPECT_EQ(results::cclabSingleCopyBytes(file.file.run), static_cast<double>(described.bytes));
+  EXPECT_EQ(results::cclabSingleCopyBytes(file.file.run, Collective::AllReduce), static_cast<double>(described.bytes));
+  EXPECT_EQ(file.file.run.config.at(results::kShmSingleCopyRootedKey), described.rootedBytes);
+  EXPECT_EQ(results::cclabSingleCopyBytes(file.file.run, Collective::Broadcast), static_cast<double>(described.rootedBytes));
   const Outcome slots = ccbench(2, "all_reduce --backend cclab --shm-single-copy 0 -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(slots.exitCode, 0) << slots.err;
   EXPECT_EQ(results::readResults(json).file.run.config.at(results::kShmSingleCopyKey), 0);
   EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 2);
-  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run), 0);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::AllReduce), 0);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::Reduce), 0);  // the flag sets both
   EXPECT_TRUE(results::cclabWaitingRanksYield(file.file.run));
   ASSERT_FALSE(file.file.rows.empty());
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0);
   const Outcome singleCopy = ccbench(2, "all_reduce --backend cclab --shm-single-copy 1K -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(singleCopy.exitCode, 0) << singleCopy.err;
   EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 2);
-  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run), 1024);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::AllReduce), 1024);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::Gather), 1024);
+  const Outcome rooted = ccbench(2, "broadcast --backend cclab --shm-single-copy 1K --shm-single-copy-rooted 2M -b 1K -e 1K -n 1 -w 0 -J " + json);
+  ASSERT_EQ(rooted.exitCode, 0) << rooted.err;
+  EXPECT_NE(rooted.out.find("one copy from 1 KiB (rooted calls from 2 MiB)"), std::string::npos) << rooted.out;
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::AllReduce), 1024);
+  EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::Broadcast), 2 * 1024 * 1024);
   const Outcome overMpi = ccbench(2, "all_reduce --backend cclab --transport mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(overMpi.exitCode, 0) << overMpi.err;
   const results::RunInfo mpiRun = results::readResults(json).file.run;
   EXPECT_EQ(mpiRun.config.at(results::kTransportKey), "mpi");
   EXPECT_FALSE(mpiRun.config.contains(results::kShmSingleCopyKey));
   EXPECT_EQ(results::cclabCopiesPerMessage(mpiRun), 1);
-  EXPECT_EQ(results::cclabSingleCopyBytes(mpiRun), 0);
+  EXPECT_EQ(results::cclabSingleCopyBytes(mpiRun, Collective::AllReduce), 0);
   EXPECT_FALSE(results::cclabWaitingRanksYield(mpiRun));
   const Outcome libraryOnly = ccbench(2, "all_reduce --backend mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(libraryOnly.exitCode, 0) << libraryOnly.err;

@@ -265,13 +265,14 @@ TEST(Tuner, FindsTheClusterShippedForThisMachine) {
 // ccbench's --shm-single-copy default: the threshold the machine's description measured.
 TEST(Tuner, TheSingleCopyThresholdIsTheMachinesDescriptions) {
   const SingleCopy intel = describedSingleCopy("", "Intel(R) Xeon(R) Processor", 2);
-  EXPECT_EQ(intel.bytes, 512u * 1024);
+  EXPECT_EQ(intel.bytes, 16u * 1024);
+  EXPECT_EQ(intel.rootedBytes, 512u * 1024);
   EXPECT_EQ(intel.describedBy.rfind("cpu-2core-intel-xeon", 0), 0u) << intel.describedBy;
   const SingleCopy amd = describedSingleCopy("", "AMD EPYC 7B13 64-Core Processor", 2);
   EXPECT_EQ(amd.bytes, 0u);
   EXPECT_TRUE(amd.describedBy.empty());
   EXPECT_EQ(describedSingleCopy("", "Some Other CPU", 2).bytes, 0u);  // the closest preset's: the AMD VM's slots
-  EXPECT_EQ(describedSingleCopy("cpu-2core-intel-xeon", "AMD EPYC", 2).bytes, 512u * 1024);  // --cluster wins
+  EXPECT_EQ(describedSingleCopy("cpu-2core-intel-xeon", "AMD EPYC", 2).bytes, 16u * 1024);  // --cluster wins
   EXPECT_EQ(describedSingleCopy("dgx-h100", "AMD EPYC", 2).bytes, 0u);                        // no shared memory
   EXPECT_THROW(describedSingleCopy("no-such-cluster", "", 2), InputError);
 }

@@ -106,6 +106,28 @@ TEST(ShmTransport, PostingAReceiveLeavesTheSingleCopyToTheWait) {
   sender.wait(send);  // acknowledged by the read
 }
 
+// A rooted call takes the single copy from its own threshold (beginCall picks it): a 64-byte
+// message goes through the slots in a broadcast (the receive copies it out as it is posted) and
+// as a descriptor in an all_reduce (read in the wait).
+TEST(ShmTransport, ARootedCallTakesItsOwnSingleCopyThreshold) {
+  Region region(2);
+  ShmTransport sender(region.data.get(), 0, 2, 16, 4096), receiver(region.data.get(), 1, 2, 16, 4096);
+  EXPECT_EQ(sender.singleCopyBytes(), 16u);
+  for (Collective collective : {Collective::Broadcast, Collective::AllReduce, Collective::Gather}) {
+    sender.beginCall(collective);
+    receiver.beginCall(collective);
+    EXPECT_EQ(sender.singleCopyBytes(), hasRoot(collective) ? 4096u : 16u) << name(collective);
+    const std::vector<char> out = pattern(64, 5);
+    std::vector<char> in(64, 0);
+    const Request send = sender.isend(out.data(), out.size(), 1);
+    const Request recv = receiver.irecv(in.data(), in.size(), 0);
+    EXPECT_EQ(receiver.done(recv), hasRoot(collective)) << name(collective);
+    receiver.wait(recv);
+    sender.wait(send);
+    EXPECT_EQ(in, out) << name(collective);
+  }
+}
+
 TEST(ShmTransport, MismatchedSizesAreCaught) {
   const std::string error = onRanks(2, [](ShmTransport& t) {
     std::vector<char> buf(64);

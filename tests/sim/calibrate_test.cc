@@ -267,17 +267,22 @@ TEST(Calibrate, OneWayFoldsCostEachCoreHalfOnATransportOfTwoCopies) {
 // those take one copy, the rest two. The simulator prices each transfer by its message size
 // (bytes over steps), and ccsim calibrate takes the threshold from the runs it fits, not from the
 // description (the runs may have been made with another one).
+// The AMD VM's shared memory with `copies` copies a message, and a call's time on 3 ranks there.
+Cluster withCopies(int copies) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.copiesPerMessage = copies;
+  return c;
+}
+double usOn3Ranks(Cluster c, Collective collective, std::string_view algo, double bytes) {
+  reshape(c, 1, 3);
+  return Predictor(c).predict(Query{collective, algo, bytes, 3, 1, false, "synthetic", 1}).timeUs;
+}
+
 TEST(Calibrate, MessagesFromTheSingleCopyThresholdUpTakeOneCopy) {
-  Cluster two = loadCluster("cpu-2core-amd-epyc");
-  two.intra.copiesPerMessage = 2;
-  Cluster one = two;
-  one.intra.copiesPerMessage = 1;
+  const Cluster two = withCopies(2), one = withCopies(1);
   Cluster mixed = two;
   mixed.intra.singleCopyBytes = 512 * 1024;
-  auto us = [](Cluster c, double bytes) {
-    reshape(c, 1, 3);
-    return Predictor(c).predict(Query{Collective::AllReduce, "rd", bytes, 3, 1, false, "synthetic", 1}).timeUs;
-  };
+  auto us = [](const Cluster& c, double bytes) { return usOn3Ranks(c, Collective::AllReduce, "rd", bytes); };
   // rd at 3 ranks folds the whole buffer one way: 16 MiB messages take one copy, 64 KiB ones two.
   EXPECT_DOUBLE_EQ(us(mixed, 16.0 * 1024 * 1024), us(one, 16.0 * 1024 * 1024));
   EXPECT_LT(us(two, 16.0 * 1024 * 1024), 0.9 * us(mixed, 16.0 * 1024 * 1024));
@@ -293,6 +298,36 @@ TEST(Calibrate, MessagesFromTheSingleCopyThresholdUpTakeOneCopy) {
   EXPECT_EQ(calibrate(described, rows).fitted.intra.singleCopyBytes, 512 * 1024);
   rows.front().singleCopyBytes = 1024;  // runs with two thresholds: the description's own
   EXPECT_EQ(calibrate(described, rows).fitted.intra.singleCopyBytes, 4096);
+}
+
+// A rooted call's messages take the single copy from their own threshold (a one-copy send waits
+// for its receiver, and the root's next send for it): the simulator prices a broadcast by that
+// one, an all_reduce by the other, and calibrate takes each from the runs of its calls.
+TEST(Calibrate, RootedCallsTakeTheSingleCopyFromTheirOwnThreshold) {
+  const Cluster two = withCopies(2), one = withCopies(1);
+  Cluster split = two;
+  split.intra.singleCopyBytes = 16 * 1024;
+  split.intra.singleCopyRootedBytes = 512 * 1024;
+  const auto us = usOn3Ranks;
+  // 64 KiB messages: one copy in an all_reduce (rd folds the whole buffer), two in a broadcast.
+  EXPECT_DOUBLE_EQ(us(split, Collective::AllReduce, "rd", 64.0 * 1024), us(one, Collective::AllReduce, "rd", 64.0 * 1024));
+  EXPECT_NE(us(split, Collective::AllReduce, "rd", 64.0 * 1024), us(two, Collective::AllReduce, "rd", 64.0 * 1024));
+  EXPECT_DOUBLE_EQ(us(split, Collective::Broadcast, "tree", 64.0 * 1024), us(two, Collective::Broadcast, "tree", 64.0 * 1024));
+  EXPECT_NE(us(split, Collective::Broadcast, "tree", 64.0 * 1024), us(one, Collective::Broadcast, "tree", 64.0 * 1024));
+  // From the rooted threshold up, one copy in both.
+  EXPECT_DOUBLE_EQ(us(split, Collective::Broadcast, "tree", 16.0 * 1024 * 1024), us(one, Collective::Broadcast, "tree", 16.0 * 1024 * 1024));
+  const Cluster back = clusterFromJson(toJson(split), "test");  // written and read back
+  EXPECT_EQ(back.intra.singleCopyBytes, 16 * 1024);
+  EXPECT_EQ(back.intra.singleCopyRootedBytes, 512 * 1024);
+
+  std::vector<Measurement> rows = synthetic(split, Collective::AllReduce, "rd", {2, 4});
+  std::vector<Measurement> rooted = synthetic(split, Collective::Broadcast, "tree", {2, 4});
+  for (Measurement& m : rows) m.copiesPerMessage = 2, m.singleCopyBytes = 16 * 1024;
+  for (Measurement& m : rooted) m.copiesPerMessage = 2, m.singleCopyBytes = 512 * 1024;
+  rows.insert(rows.end(), rooted.begin(), rooted.end());
+  const Cluster fitted = calibrate(two, rows).fitted;
+  EXPECT_EQ(fitted.intra.singleCopyBytes, 16 * 1024);
+  EXPECT_EQ(fitted.intra.singleCopyRootedBytes, 512 * 1024);
 }
 
 // On a transport of two copies per message the sender writes each message itself, so a root

@@ -131,12 +131,24 @@ TEST(Cluster, ReadsTheSingleCopyThresholdOfSharedMemory) {
   j["intra_node"]["single_copy_bytes"] = 524288;
   std::ofstream(path) << j.dump();
   EXPECT_EQ(loadCluster(path.string()).intra.singleCopyBytes, 524288);
+  EXPECT_EQ(loadCluster(path.string()).intra.singleCopyRootedBytes, 524288);  // absent: the same for rooted calls
+  j["intra_node"]["single_copy_bytes"] = 16384;
+  j["intra_node"]["single_copy_rooted_bytes"] = 524288;
+  std::ofstream(path) << j.dump();
+  EXPECT_EQ(loadCluster(path.string()).intra.singleCopyBytes, 16384);
+  EXPECT_EQ(loadCluster(path.string()).intra.singleCopyRootedBytes, 524288);
   fs::remove(path);
+  j["intra_node"]["single_copy_rooted_bytes"] = -1;
+  EXPECT_NE(errorFor(j.dump()).find("intra_node.single_copy_rooted_bytes: must be"), std::string::npos) << errorFor(j.dump());
+  j["intra_node"].erase("single_copy_rooted_bytes");
   j["intra_node"]["single_copy_bytes"] = -1;
   EXPECT_NE(errorFor(j.dump()).find("intra_node.single_copy_bytes: must be"), std::string::npos) << errorFor(j.dump());
-  // The presets of the two CPUs measured: the slots on the AMD EPYC VM, one copy from 512 KiB on the Intel Xeon VM.
+  // The presets of the two CPUs measured: the slots on the AMD EPYC VM; on the Intel Xeon VM one
+  // copy from 16 KiB, in rooted calls from 512 KiB.
   EXPECT_EQ(loadCluster("cpu-2core-amd-epyc").intra.singleCopyBytes, 0);
-  EXPECT_EQ(loadCluster("cpu-2core-intel-xeon").intra.singleCopyBytes, 512 * 1024);
+  EXPECT_EQ(loadCluster("cpu-2core-amd-epyc").intra.singleCopyRootedBytes, 0);
+  EXPECT_EQ(loadCluster("cpu-2core-intel-xeon").intra.singleCopyBytes, 16 * 1024);
+  EXPECT_EQ(loadCluster("cpu-2core-intel-xeon").intra.singleCopyRootedBytes, 512 * 1024);
 }
 
 TEST(Cluster, UnknownPresetListsThePresets) {
