@@ -121,15 +121,12 @@ SingleCopy machineSingleCopy(const Options& options) {
   return chosen;
 }
 
-// What the header says of the single copy: "one copy from 64 KiB (rooted calls from 512 KiB) (as X measured)".
+// What the header says of the single copy: "one copy from 16 KiB (rooted calls from 512 KiB) (as X measured)".
 std::string describeSingleCopy(const SingleCopy& s) {
+  auto from = [](std::size_t bytes) { return bytes > 0 ? "from " + describeBytes(bytes) : std::string("never"); };
   std::string text = "through shared memory";
-  if (s.bytes > 0) text += fmt::format(", one copy from {}", describeBytes(s.bytes));
-  if (s.rootedBytes != s.bytes) {
-    text += s.rootedBytes == 0       ? " (rooted calls through the slots)"
-            : s.bytes == 0 ? fmt::format(", one copy in rooted calls from {}", describeBytes(s.rootedBytes))
-                           : fmt::format(" (rooted calls from {})", describeBytes(s.rootedBytes));
-  }
+  if (s.bytes > 0 || s.rootedBytes > 0) text += ", one copy " + from(s.bytes);
+  if (s.rootedBytes != s.bytes) text += " (rooted calls " + from(s.rootedBytes) + ")";
   if (!s.describedBy.empty()) text += fmt::format(" (as {} measured)", s.describedBy);
   return text;
 }

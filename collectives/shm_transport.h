@@ -20,9 +20,9 @@
 // mpi_yield_when_idle), and only after 4096 idle polls otherwise (a system call on every short
 // wait would double a small message's latency).
 //
-// Large messages (singleCopyBytes and up; rootedSingleCopyBytes in a rooted call) take one copy instead of two, as Open MPI's vader does
-// with CMA: the sender puts a descriptor of its buffer (pid, address, bytes) in a slot, the
-// receiver reads the bytes straight out of the sender's memory with process_vm_readv (a fused
+// Large messages (singleCopyBytes and up; rootedSingleCopyBytes in a rooted call) take one copy
+// instead of two, as Open MPI's vader does with CMA: the sender puts a descriptor of its buffer
+// (pid, address, bytes) in a slot, the receiver reads the bytes straight out of the sender's memory with process_vm_readv (a fused
 // receive reduces them in cache-sized pieces as they arrive), then raises the channel's `acked`
 // counter; the send completes when it sees that. It needs cross-process memory access (same user,
 // ptrace permitted): canRead() says whether it works between the processes at hand. The send

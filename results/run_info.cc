@@ -77,8 +77,8 @@ int cclabCopiesPerMessage(const RunInfo& run) {
 
 double cclabSingleCopyBytes(const RunInfo& run, Collective collective) {
   if (cclabTransport(run) != "shm") return 0;
-  auto singleCopy = run.config.find(kShmSingleCopyKey);
-  if (hasRoot(collective) && run.config.contains(kShmSingleCopyRootedKey)) singleCopy = run.config.find(kShmSingleCopyRootedKey);
+  const char* key = hasRoot(collective) && run.config.contains(kShmSingleCopyRootedKey) ? kShmSingleCopyRootedKey : kShmSingleCopyKey;
+  const auto singleCopy = run.config.find(key);
   return singleCopy != run.config.end() && singleCopy->is_number() ? std::max(0.0, singleCopy->get<double>()) : 0;
 }
 

@@ -45,7 +45,7 @@ struct Sample {
 // (Predictor::timeOf), and leaves the rest of its time to its own features. Where that leaves
 // nothing, the sample keeps the whole plan's features (false).
 bool borrowBandwidths(Sample& s, const Calibration& lent) {
-  const double borrowedUs = priceUs(s.borrowed, s.shape, bandwidthsOnly(s.predictor->pricingFor(&lent).forCollective(lent.collective)));
+  const double borrowedUs = priceUs(s.borrowed, s.shape, bandwidthsOnly(s.predictor->pricingFor(&lent, lent.collective)));
   if (s.timeUs - borrowedUs <= 0) return false;
   s.features = s.ownFeatures;
   s.timeUs -= borrowedUs;
@@ -289,7 +289,7 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
       ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
       continue;
     }
-    const Pricing pricing = predictor.pricing().forCollective(r.collective);
+    const Pricing pricing = predictor.pricingFor(nullptr, r.collective);
     LinkClass link = LinkClass::Local;
     Plan fitted = plan;     // the part the features describe
     double copiesUs = 0;    // the local copies priced apart (splitLocalCopies)

@@ -103,8 +103,8 @@ const Calibration* Predictor::calibration(std::string_view implementation, Colle
   return findCalibration(cluster_.calibrations, implementation, collective, algo, inPlace);
 }
 
-Pricing Predictor::pricingFor(const Calibration* entry) const {
-  Pricing p = base_;
+Pricing Predictor::pricingFor(const Calibration* entry, Collective collective) const {
+  Pricing p = base_.forCollective(collective);
   if (entry == nullptr) return p;
   LinkPrice& link = p.link(entry->link);
   link.latencyUs = entry->latencyUs;
@@ -132,14 +132,14 @@ double Predictor::timeOf(Collective collective, std::string_view algo, const Sha
   const Plan p = plan(collective, algo, shape, query.bytes, query.inPlace, query.implementation == kOwnBackend);
   const Calibration* entry = calibration(query.implementation, collective, algo, query.inPlace);
   calibrated = entry != nullptr;
-  const Pricing pricing = pricingFor(entry).forCollective(collective);
+  const Pricing pricing = pricingFor(entry, collective);
   // Phases that borrow another algorithm's bandwidths (Phase::bandwidthFitOf) are priced with them
   // where the calibration holds that fit; the launch is paid once.
   Plan own, borrowed;
   const std::string_view lender = entry != nullptr ? p.splitBorrowed(own, borrowed) : std::string_view();
   const Calibration* lent = lender.empty() ? nullptr : calibration(query.implementation, collective, lender, query.inPlace);
   if (lent == nullptr) return priceUs(p, shape, pricing);
-  const Pricing borrowing = withBandwidthsOf(pricing, pricingFor(lent).forCollective(collective));
+  const Pricing borrowing = withBandwidthsOf(pricing, pricingFor(lent, collective));
   return priceUs(own, shape, pricing) + priceUs(borrowed, shape, borrowing) - borrowing.launchLatencyUs;
 }
 
@@ -155,10 +155,9 @@ Prediction Predictor::predict(const Query& query) const {
   if (isLibraryChoice(query.algo)) {
     // A library's own choice: calibrated, it is priced on the ring family's plan with the fit of
     // that library's measurements; otherwise the simulator's tuner stands in for the library.
-    if (calibration(query.implementation, query.collective, query.algo, query.inPlace) != nullptr) {
+    if (const Calibration* entry = calibration(query.implementation, query.collective, query.algo, query.inPlace)) {
       const Plan p = plan(query.collective, query.algo, shape, query.bytes, query.inPlace, false);
-      const Calibration* entry = calibration(query.implementation, query.collective, query.algo, query.inPlace);
-      best.timeUs = priceUs(p, shape, pricingFor(entry).forCollective(query.collective));
+      best.timeUs = priceUs(p, shape, pricingFor(entry, query.collective));
       best.algo = std::string(query.algo);
       best.calibrated = true;
       return best;

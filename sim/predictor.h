@@ -57,8 +57,9 @@ class Predictor {
   Plan plan(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace, bool ownCopies) const;
 
   const Pricing& pricing() const { return base_; }
-  // The pricing of a calibration entry on this cluster's shape (null: the description's own).
-  Pricing pricingFor(const Calibration* entry) const;
+  // The pricing of a calibration entry on this cluster's shape (null: the description's own) for
+  // a call of `collective` (Pricing::forCollective: a rooted call's single-copy threshold).
+  Pricing pricingFor(const Calibration* entry, Collective collective) const;
   const Cluster& cluster() const { return cluster_; }
 
  private:
