@@ -14,4 +14,12 @@ int timedIterations(const LoopSettings& loop, double warmupSecondsPerCollective)
   return std::max(loop.iters, static_cast<int>(std::min(wanted, static_cast<double>(kMaxTimedIterations))));
 }
 
+int longerLoop(const LoopSettings& loop, int iterations, double slowestSeconds) {
+  if (loop.minTimeS <= 0 || iterations >= kMaxTimedIterations || slowestSeconds >= loop.minTimeS * 7 / 8) return 0;
+  const double most = std::min(10.0 * iterations, static_cast<double>(kMaxTimedIterations));
+  if (!(slowestSeconds > 0)) return static_cast<int>(most);  // no clock tick: ten times as many
+  const double wanted = std::ceil(iterations * 1.25 * loop.minTimeS / slowestSeconds);
+  return static_cast<int>(std::min(wanted, most));
+}
+
 }  // namespace cclab::bench

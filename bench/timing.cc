@@ -32,17 +32,27 @@ LoopTimes HostClockTiming::run(const Launch& launch, const LoopSettings& loop, c
     MPI_Allreduce(MPI_IN_PLACE, &perCollective, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     times.iterations = timedIterations(loop, perCollective);
   }
-  times.iterationUs.assign(static_cast<std::size_t>(times.iterations), 0.0);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const Clock::time_point start = Clock::now();
-  for (int i = 0; i < times.iterations; ++i) {
-    const Clock::time_point t0 = Clock::now();
-    for (int a = 0; a < loop.aggregate; ++a) launch(i * loop.aggregate + a);
-    if (loop.blocking == 1) MPI_Barrier(MPI_COMM_WORLD);  // -z 1; a CPU collective has finished when it returns
-    times.iterationUs[static_cast<std::size_t>(i)] = microseconds(Clock::now() - t0) / loop.aggregate;
-    progress();
+  for (;;) {
+    times.iterationUs.assign(static_cast<std::size_t>(times.iterations), 0.0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const Clock::time_point start = Clock::now();
+    for (int i = 0; i < times.iterations; ++i) {
+      const Clock::time_point t0 = Clock::now();
+      for (int a = 0; a < loop.aggregate; ++a) launch(i * loop.aggregate + a);
+      if (loop.blocking == 1) MPI_Barrier(MPI_COMM_WORLD);  // -z 1; a CPU collective has finished when it returns
+      times.iterationUs[static_cast<std::size_t>(i)] = microseconds(Clock::now() - t0) / loop.aggregate;
+      progress();
+    }
+    const double elapsed = seconds(Clock::now() - start);
+    times.meanUs = elapsed * 1e6 / (static_cast<double>(times.iterations) * loop.aggregate);
+    if (loop.minTimeS <= 0) break;
+    // Short of --min_time (a warm-up's rate that was off): that loop was warm-up too, and a longer one runs.
+    double slowest = elapsed;
+    MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    const int next = longerLoop(loop, times.iterations, slowest);
+    if (next == 0) break;
+    times.iterations = next;
   }
-  times.meanUs = microseconds(Clock::now() - start) / (static_cast<double>(times.iterations) * loop.aggregate);
   progress();
   return times;
 }

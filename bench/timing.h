@@ -32,8 +32,18 @@ inline constexpr int kMaxTimedIterations = 1'000'000;
 // taken turns, so they time a start-up rather than a steady state.
 int timedIterations(const LoopSettings& loop, double warmupSecondsPerCollective);
 
+// On the host clock the warm-up's rate is often far off: with -w 1 it is one cold collective
+// (the first of a size pays for first touches and a scheduler that has not settled), several
+// times slower than the steady state, so a loop sized from it ended in a tenth of --min_time. So
+// a loop is measured again when it falls short: given a loop of `iterations` that lasted
+// `slowestSeconds` on the slowest rank, the next loop's length, or 0 when this one is the timed
+// loop (it lasted 7/8 of --min_time or more, or reached the cap). The next is sized at the rate
+// this loop measured, with a quarter to spare, and at most 10 times as long (Google Benchmark
+// grows its loops so).
+int longerLoop(const LoopSettings& loop, int iterations, double slowestSeconds);
+
 struct LoopTimes {
-  int iterations = 0;                // timed iterations (timedIterations)
+  int iterations = 0;                // timed iterations (timedIterations, longerLoop)
   double meanUs = 0;                 // per collective, on this process
   std::vector<double> iterationUs;   // per collective in each timed iteration, where measured
 };

@@ -132,6 +132,17 @@ void ShmTransport::publish(Channel& c, char* s, std::uint64_t index, std::uint32
   c.head.value.store(index + 1, std::memory_order_relaxed);
 }
 
+// Copies a fragment's payload into a slot, the part past the header's cache line first: the
+// receiver polls that line, so storing to it in two bursts (the payload's start, then the header)
+// let its polls take the line back between them. One way between two threads on two cores of the
+// Intel VM, 128-160 bytes took 0.33 us instead of 0.41, 192-384 and 1 KiB 2-3% less, 512 bytes
+// 6% more (docs/performance.md). An empty message may have no buffer.
+void ShmTransport::copyIntoSlot(char* s, const char* from, std::size_t n) {
+  constexpr std::size_t firstLine = 64 - sizeof(SlotHeader);  // payload bytes sharing the header's line
+  if (n > firstLine) std::memcpy(s + 64, from + firstLine, n - firstLine);
+  if (n > 0) std::memcpy(s + sizeof(SlotHeader), from, std::min(n, firstLine));
+}
+
 // 1. While a slot is free (the sender is fewer than kSlots fragments ahead of the receiver's
 //    tail), copy the next fragment into it, then publish it.
 bool ShmTransport::pushFragments(Pending& send) {
@@ -156,7 +167,7 @@ bool ShmTransport::pushFragments(Pending& send) {
     if (!slotFree(c, send.peer, head)) return false;  // full: the receiver must read
     const std::size_t n = std::min(kSlotPayload, send.bytes - send.moved);
     char* s = slot(c, head);
-    if (n > 0) std::memcpy(s + sizeof(SlotHeader), send.buf + send.moved, n);  // an empty message may have no buffer
+    copyIntoSlot(s, send.buf + send.moved, n);
     send.moved += n;
     send.started = true;
     publish(c, s, head++, static_cast<std::uint32_t>(n), send.moved == send.bytes ? kLast : 0u);

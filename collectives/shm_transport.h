@@ -136,6 +136,7 @@ class ShmTransport final : public Transport {
   static std::atomic_ref<std::uint64_t> sequence(char* slot);
   bool slotFree(Channel& channel, int peer, std::uint64_t index);
   static void publish(Channel& channel, char* slot, std::uint64_t index, std::uint32_t bytes, std::uint32_t flags);
+  static void copyIntoSlot(char* slot, const char* from, std::size_t bytes);
   // True when the send is complete: its last fragment is in a slot, or (single copy) the receiver has read it.
   bool pushFragments(Pending& send);
   // readSingleCopies false: a large message's descriptor is left for a later call (see post()).

@@ -153,5 +153,23 @@ TEST(LoopLength, TimedIterationsFollowTheWarmupRate) {
   EXPECT_EQ(timedIterations(loop, 0.0), kMaxTimedIterations);  // no clock tick: the cap, not a division by zero
 }
 
+// A loop short of --min_time is measured again, at the rate it measured, with a quarter to spare.
+TEST(LoopLength, AShortLoopIsMeasuredAgainAtTheRateItMeasured) {
+  LoopSettings loop;
+  loop.iters = 20;
+  EXPECT_EQ(longerLoop(loop, 20, 1e-6), 0);  // --min_time off: -n is the loop
+  loop.minTimeS = 0.005;
+  EXPECT_EQ(longerLoop(loop, 100, 0.005), 0);    // long enough
+  EXPECT_EQ(longerLoop(loop, 100, 0.0044), 0);   // 7/8 of it is enough: no second loop for a loop that just missed
+  EXPECT_EQ(longerLoop(loop, 100, 0.0043), 146); // 100 x 1.25 x 5 / 4.3
+  // A cold warm-up sized the loop 5 times too short: the next is sized from this loop's rate.
+  EXPECT_EQ(longerLoop(loop, 88, 0.001), 550);
+  EXPECT_EQ(longerLoop(loop, 88, 0.00058), 880);  // 949 at that rate: ten times as long at most
+  EXPECT_EQ(longerLoop(loop, 20, 1e-6), 200);    // at most ten times as long
+  EXPECT_EQ(longerLoop(loop, 20, 0.0), 200);     // no clock tick: ten times, not a division by zero
+  EXPECT_EQ(longerLoop(loop, 500'000, 1e-3), kMaxTimedIterations);  // the cap
+  EXPECT_EQ(longerLoop(loop, kMaxTimedIterations, 1e-3), 0);        // at the cap: done
+}
+
 }  // namespace
 }  // namespace cclab::bench

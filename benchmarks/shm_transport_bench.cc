@@ -1,0 +1,78 @@
+// One way through the shared-memory transport: a ping-pong of one message between two threads
+// (pinned to the first two cores where there are two), half the round trip per iteration. The
+// transport is the one ccbench runs between processes; threads share its region the way the
+// tests do, so no MPI is needed.
+//
+//   ./build/benchmarks/shm_transport_bench --benchmark_repetitions=3
+
+#include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "collectives/shm_transport.h"
+
+namespace {
+
+using cclab::ShmTransport;
+
+void pinToCore(int core) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) return;  // one core: both threads share it
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+struct Region {
+  explicit Region(int ranks) : bytes(ShmTransport::regionBytes(ranks)), data(std::aligned_alloc(64, bytes)) {
+    std::memset(data, 0, bytes);
+  }
+  ~Region() { std::free(data); }
+  std::size_t bytes;
+  void* data;
+};
+
+// The peer echoes every message back until one starts with 'q'.
+void echo(void* region, std::size_t bytes) {
+  pinToCore(1);
+  ShmTransport transport(region, 1, 2);
+  std::vector<char> buffer(bytes);
+  for (;;) {
+    transport.wait(transport.irecv(buffer.data(), bytes, 0));
+    if (buffer[0] == 'q') return;
+    transport.wait(transport.isend(buffer.data(), bytes, 0));
+  }
+}
+
+void BM_OneWay(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  Region region(2);
+  std::thread peer(echo, region.data, bytes);
+  pinToCore(0);
+  ShmTransport transport(region.data, 0, 2);
+  std::vector<char> out(bytes, 'm'), in(bytes);
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    transport.wait(transport.isend(out.data(), bytes, 1));
+    transport.wait(transport.irecv(in.data(), bytes, 1));
+  }
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  out[0] = 'q';
+  transport.wait(transport.isend(out.data(), bytes, 1));
+  peer.join();
+  // Half the round trip: one message one way.
+  state.counters["one_way_us"] = us / (2.0 * static_cast<double>(state.iterations()));
+}
+// Up to a slot (4 KiB): the sizes whose cache lines the slots' layout decides.
+BENCHMARK(BM_OneWay)->Arg(8)->Arg(48)->Arg(64)->Arg(112)->Arg(128)->Arg(160)->Arg(192)->Arg(256)->Arg(512)->Arg(1024)->Arg(4096)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
