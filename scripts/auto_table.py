@@ -7,7 +7,11 @@ are at or above 1.0x, the smallest (with the algorithm auto picked there) and th
 that the ranks do not divide, 20 B of 5 ranks, is shown under the power of two it was rounded down
 from; "—" where the size gives a rank no element), for the small-message tables.
 
-Usage: scripts/auto_table.py [--sizes] results/measured/<machine>/auto[-shm]
+With several folders, each size of a collective and rank count comes from the first folder that
+measured it (a folder of 8 B-4 MiB, then one of 8 B-256 MiB: the large sizes from the second), and
+`runs` says the launches of each folder used ("5+5").
+
+Usage: scripts/auto_table.py [--sizes] results/measured/<machine>/auto[-shm] [another folder ...]
 """
 import collections
 import glob
@@ -45,17 +49,13 @@ def to_bytes(text):
     return int(float(value) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit])
 
 
-def main():
-    args = sys.argv[1:]
-    by_size = args[:1] == ["--sizes"]
-    args = args[1:] if by_size else args
-    if len(args) != 1 or not os.path.isdir(args[0]):
-        print("usage: scripts/auto_table.py [--sizes] <folder of measure_cpu_auto.sh outputs>", file=sys.stderr)
-        sys.exit(2)
+def read(folder):
+    """(ratios, algorithm, runs) of one folder: per (collective, ranks), per size the launches' ratios,
+    the algorithm auto picked, and the launches that finished."""
     ratios = collections.defaultdict(lambda: collections.defaultdict(list))
     algorithm = collections.defaultdict(dict)
     runs = collections.defaultdict(set)
-    for path in sorted(glob.glob(os.path.join(args[0], "*_np*.txt"))):
+    for path in sorted(glob.glob(os.path.join(folder, "*_np*.txt"))):
         m = re.match(r"(\w+?)_np(\d+)(?:_run(\d+))?\.txt", os.path.basename(path))
         if not m:
             continue
@@ -72,6 +72,28 @@ def main():
             for size in ratios[key]:
                 if to_bytes(low) <= size <= to_bytes(high):
                     algorithm[key][size] = algo
+    return ratios, algorithm, runs
+
+
+def main():
+    args = sys.argv[1:]
+    by_size = args[:1] == ["--sizes"]
+    args = args[1:] if by_size else args
+    if not args or not all(os.path.isdir(a) for a in args):
+        print("usage: scripts/auto_table.py [--sizes] <folder of measure_cpu_auto.sh outputs> [another folder ...]", file=sys.stderr)
+        sys.exit(2)
+    ratios = collections.defaultdict(dict)
+    algorithm = collections.defaultdict(dict)
+    launches = collections.defaultdict(list)  # per key, the launches of each folder that gave it sizes
+    for folder in args:
+        folder_ratios, folder_algorithm, folder_runs = read(folder)
+        for key, per_size in folder_ratios.items():
+            new = {size: v for size, v in per_size.items() if size not in ratios[key]}
+            if new:
+                launches[key].append(len(folder_runs[key]))
+            ratios[key].update(new)
+            algorithm[key].update({size: a for size, a in folder_algorithm[key].items() if size in new})
+    runs = {key: "+".join(str(n) for n in counts) for key, counts in launches.items()}
     order = ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall"]
     keys = sorted(ratios, key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1]))
     if by_size:
@@ -92,7 +114,7 @@ def main():
         worst = min(per_size, key=per_size.get)
         large = [r for size, r in per_size.items() if 32 << 20 <= size <= 256 << 20]
         large_median = f"{statistics.median(large):.2f}" if large else "—"
-        print(f"| {key[0]} | {key[1]} | {len(runs[key])} | {len(per_size)} | {sum(r >= 1.0 for r in per_size.values())} | "
+        print(f"| {key[0]} | {key[1]} | {runs[key]} | {len(per_size)} | {sum(r >= 1.0 for r in per_size.values())} | "
               f"{per_size[worst]:.2f} ({describe(worst)}, {algorithm[key].get(worst, '?')}) | {large_median} |")
 
 
