@@ -135,8 +135,8 @@ void ShmTransport::publish(Channel& c, char* s, std::uint64_t index, std::uint32
 // Copies a fragment's payload into a slot, the part past the header's cache line first: the
 // receiver polls that line, so storing to it in two bursts (the payload's start, then the header)
 // let its polls take the line back between them. One way between two threads on two cores of the
-// Intel VM, 128-160 bytes took 0.33 us instead of 0.41, 192-384 and 1 KiB 2-3% less, 512 bytes
-// 6% more (docs/performance.md). An empty message may have no buffer.
+// Intel VM, 128-160 bytes took 0.32 us instead of 0.42, 192-256 bytes and 1 KiB 3-5% less, 512
+// bytes 4% more (medians of five rounds, docs/performance.md). An empty message may have no buffer.
 void ShmTransport::copyIntoSlot(char* s, const char* from, std::size_t n) {
   constexpr std::size_t firstLine = 64 - sizeof(SlotHeader);  // payload bytes sharing the header's line
   if (n > firstLine) std::memcpy(s + 64, from + firstLine, n - firstLine);
