@@ -95,8 +95,12 @@ double SimulatorChooser::predictUs(Collective collective, std::string_view algor
 }
 
 const Algorithm& SimulatorChooser::choose(Collective collective, std::size_t bytes, bool inPlace) {
-  const auto key = std::make_tuple(collective, bytes, inPlace);
-  if (auto it = picked_.find(key); it != picked_.end()) return *it->second;
+  const Key key{collective, bytes, inPlace};
+  if (last_ && last_->first == key) return *last_->second;
+  if (auto it = picked_.find(key); it != picked_.end()) {
+    last_.emplace(key, it->second);
+    return *it->second;
+  }
   // Where the cluster's calibration measured some of this collective's algorithms, auto chooses
   // among those: another is priced with the pooled link constants, not a measurement of its own.
   auto calibrated = [&](std::string_view algo) {
@@ -127,6 +131,7 @@ const Algorithm& SimulatorChooser::choose(Collective collective, std::size_t byt
     throw InputError(fmt::format("--algo auto: cluster '{}' prices none of cclab's {} algorithms", cluster_.name, name(collective)));
   }
   picked_.emplace(key, best);
+  last_.emplace(key, best);
   return *best;
 }
 

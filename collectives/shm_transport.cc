@@ -109,7 +109,7 @@ Request ShmTransport::irecvReduce(void* dst, const void* local, std::size_t coun
 
 // A slot's sequence word, written and polled by two processes at once: atomic, in place.
 std::atomic_ref<std::uint64_t> ShmTransport::sequence(char* slot) {
-  static_assert(offsetof(SlotHeader, sequence) == 0 && kSlotBytes % 64 == 0 && sizeof(Channel) % 64 == 0,
+  static_assert(offsetof(SlotHeader, sequence) == 0 && kSlotBytes % kCacheLine == 0 && sizeof(Channel) % kCacheLine == 0,
                 "a slot's header starts its cache line with the sequence word");
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(slot));
 }
@@ -138,8 +138,8 @@ void ShmTransport::publish(Channel& c, char* s, std::uint64_t index, std::uint32
 // Intel VM, 128-160 bytes took 0.32 us instead of 0.42, 192-256 bytes and 1 KiB 3-5% less, 512
 // bytes 4% more (medians of five rounds, docs/performance.md). An empty message may have no buffer.
 void ShmTransport::copyIntoSlot(char* s, const char* from, std::size_t n) {
-  constexpr std::size_t firstLine = 64 - sizeof(SlotHeader);  // payload bytes sharing the header's line
-  if (n > firstLine) std::memcpy(s + 64, from + firstLine, n - firstLine);
+  constexpr std::size_t firstLine = kCacheLine - sizeof(SlotHeader);  // payload bytes sharing the header's line
+  if (n > firstLine) std::memcpy(s + kCacheLine, from + firstLine, n - firstLine);
   if (n > 0) std::memcpy(s + sizeof(SlotHeader), from, std::min(n, firstLine));
 }
 

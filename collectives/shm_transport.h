@@ -92,7 +92,9 @@ class ShmTransport final : public Transport {
   static bool canRead(pid_t pid, const void* address, std::size_t bytes);
 
  private:
-  struct alignas(64) Counter {
+  // A cache line: counters each own one, slots start on one, and the receiver polls a slot's first.
+  static constexpr std::size_t kCacheLine = 64;
+  struct alignas(kCacheLine) Counter {
     std::atomic<std::uint64_t> value{0};
   };
   struct Channel {
@@ -112,7 +114,7 @@ class ShmTransport final : public Transport {
     std::uint64_t bytes;
   };
   // Each slot starts on a cache line, so a header and a small payload travel as one line.
-  static constexpr std::size_t kSlotBytes = (sizeof(SlotHeader) + kSlotPayload + 63) / 64 * 64;
+  static constexpr std::size_t kSlotBytes = (sizeof(SlotHeader) + kSlotPayload + kCacheLine - 1) / kCacheLine * kCacheLine;
   static constexpr std::size_t kChannelBytes = sizeof(Channel) + kSlots * kSlotBytes;
 
   struct Pending {

@@ -63,9 +63,20 @@ constexpr std::array kReduceOps = {
     Named<ReduceOp>{"max", ReduceOp::Max}, Named<ReduceOp>{"avg", ReduceOp::Avg},
 };
 
+// Each table lists its enum's values in order, so a value's row is at its index: sizeOf and the
+// others run on every call of a collective and must not search.
+template <typename Rows>
+constexpr bool inEnumOrder(const Rows& rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (static_cast<std::size_t>(rows[i].value) != i) return false;
+  }
+  return true;
+}
+static_assert(inEnumOrder(kCollectives) && inEnumOrder(kDataTypes), "a row out of its enum's order");
+
 template <typename Rows>
 const auto& rowOf(const Rows& rows, decltype(rows[0].value) value) {
-  return *std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.value == value; });
+  return rows[static_cast<std::size_t>(value)];
 }
 
 template <typename Rows, std::size_t N>

@@ -5,6 +5,7 @@
 // about one buffer's transfer time plus one chunk per hop, not n-1 buffers.
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "collectives/algorithms/algorithms.h"
@@ -28,22 +29,23 @@ void chainBroadcast(Context& ctx, const CollectiveArgs& args) {
 
   std::vector<Request> sends;
   if (position == 0) {
-    // The root sends every chunk of its input and keeps a copy in its output.
-    ctx.device().copy(args.recv, args.send, args.count * elementSize);
+    // The root sends every chunk of its input and keeps a copy in its output, made after the
+    // sends are posted so that it runs while the next rank reads.
     if (n > 1) {
       for (std::size_t c = 0; c < chunks; ++c) {
         sends.push_back(transport.isend(elementAt(args.send, chunk(c).offset, args.dtype), chunk(c).count * elementSize, next));
       }
     }
+    ctx.device().copy(args.recv, args.send, args.count * elementSize);
   } else {
     const std::size_t depth = std::min(kDepth, chunks);
-    std::vector<Request> recvs(chunks);
+    std::array<Request, kDepth> recvs;  // chunk c's in recvs[c % kDepth]: posted after c - kDepth's wait
     auto postRecv = [&](std::size_t c) {
-      recvs[c] = transport.irecv(elementAt(args.recv, chunk(c).offset, args.dtype), chunk(c).count * elementSize, prev);
+      recvs[c % kDepth] = transport.irecv(elementAt(args.recv, chunk(c).offset, args.dtype), chunk(c).count * elementSize, prev);
     };
     for (std::size_t c = 0; c < depth; ++c) postRecv(c);
     for (std::size_t c = 0; c < chunks; ++c) {
-      transport.wait(recvs[c]);                                    // chunk c has arrived
+      transport.wait(recvs[c % kDepth]);                           // chunk c has arrived
       if (!last) {                                                 // pass it down the chain
         sends.push_back(transport.isend(elementAt(args.recv, chunk(c).offset, args.dtype), chunk(c).count * elementSize, next));
       }

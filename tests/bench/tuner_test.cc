@@ -62,8 +62,13 @@ TEST(Tuner, PicksTheFastestPredictionAtEverySize) {
   }
   EXPECT_TRUE(sawRd);
   EXPECT_TRUE(sawRing);
-  // Asked again, the same answer (ranks must agree call after call).
+  // Asked again, the same answer (ranks must agree call after call), whether the size before was
+  // the same (the last pick, remembered) or another (the map).
   EXPECT_EQ(chooser.choose(Collective::AllReduce, 8, false).name, "rd");
+  EXPECT_EQ(chooser.choose(Collective::AllReduce, 8, false).name, "rd");
+  EXPECT_EQ(chooser.choose(Collective::AllReduce, std::size_t{1} << 20, false).name, "ring");
+  EXPECT_EQ(chooser.choose(Collective::AllReduce, 8, false).name, "rd");
+  EXPECT_EQ(chooser.choose(Collective::AllReduce, std::size_t{1} << 20, false).name, "ring");
 }
 
 // An algorithm the calibration never measured would be priced with the pooled link constants (here

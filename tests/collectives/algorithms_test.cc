@@ -259,13 +259,17 @@ class RecordingTransport final : public Transport {
   explicit RecordingTransport(Transport& inner) : inner_(inner) {}
   int rank() const override { return inner_.rank(); }
   int size() const override { return inner_.size(); }
-  Request isend(const void* buf, std::size_t bytes, int peer) override { return inner_.isend(buf, bytes, peer); }
+  Request isend(const void* buf, std::size_t bytes, int peer) override {
+    sent.push_back(buf);
+    return inner_.isend(buf, bytes, peer);
+  }
   Request irecv(void* buf, std::size_t bytes, int peer) override {
     buffers.push_back(buf);
     return inner_.irecv(buf, bytes, peer);
   }
   void wait(Request request) override { inner_.wait(request); }
-  std::vector<const void*> buffers;
+  std::vector<const void*> buffers;  // what each receive wrote to, in order
+  std::vector<const void*> sent;     // what each send read, in order
 
  private:
   Transport& inner_;
@@ -305,6 +309,64 @@ TEST(Algorithms, EveryScratchSlotIsSixteenByteAligned) {
       }
       EXPECT_GT(slots, 0u) << name(c) << " count " << count;  // the scratch slots were seen
     }
+  }
+}
+
+// Host memory that notes how many sends the rank had posted when it made each copy.
+class CopyOrderDevice final : public Device {
+ public:
+  explicit CopyOrderDevice(const RecordingTransport& transport) : transport_(transport) {}
+  void* allocate(std::size_t bytes) override { return host_.allocate(bytes); }
+  void release(void* ptr) override { host_.release(ptr); }
+  void copy(void* dst, const void* src, std::size_t bytes) override {
+    sendsBeforeCopy.push_back(transport_.sent.size());
+    host_.copy(dst, src, bytes);
+  }
+  void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) override {
+    host_.reduce(dst, a, b, count, dtype, op);
+  }
+  void divide(void* buf, std::size_t count, DataType dtype, int divisor) override { host_.divide(buf, count, dtype, divisor); }
+  std::vector<std::size_t> sendsBeforeCopy;
+
+ private:
+  const RecordingTransport& transport_;
+  HostDevice host_;
+};
+
+TEST(Algorithms, BroadcastRootCopiesItsOutputAfterPostingItsSendsFromItsInput) {
+  // The root's own copy runs while its children read, not before they can start: every send is
+  // posted before it, and each reads the input (the output is not written yet).
+  for (std::string_view algo : {"tree", "chain"}) {
+    constexpr int kRanks = 4, kRoot = 1;
+    constexpr std::size_t kCount = 1000;  // 4 chunks of the chain's 1000 bytes
+    ThreadGroup group(kRanks, std::chrono::seconds(5));
+    std::vector<std::thread> threads;
+    std::vector<std::size_t> sendsBeforeCopy, sendsInAll;
+    bool sentFromInput = true;
+    std::vector<float> rootOutput;
+    for (int r = 0; r < kRanks; ++r) {
+      threads.emplace_back([&, r] {
+        ThreadsTransport threadsTransport(group, r);
+        RecordingTransport transport(threadsTransport);
+        CopyOrderDevice device(transport);
+        AlgorithmCommunicator comm(transport, device, std::string(algo), 1000);
+        std::vector<float> send(kCount, 7.0f), recv(kCount, 0.0f);
+        comm.run(Collective::Broadcast, {send.data(), recv.data(), kCount, DataType::Float, ReduceOp::Sum, kRoot});
+        if (r != kRoot) return;
+        sendsBeforeCopy = device.sendsBeforeCopy;
+        sendsInAll.push_back(transport.sent.size());
+        for (const void* p : transport.sent) {
+          sentFromInput = sentFromInput && p >= static_cast<const void*>(send.data()) && p < static_cast<const void*>(send.data() + kCount);
+        }
+        rootOutput = recv;
+      });
+    }
+    for (auto& t : threads) t.join();
+    ASSERT_EQ(sendsBeforeCopy.size(), 1u) << algo;  // one copy: input to output
+    EXPECT_GT(sendsInAll[0], 0u) << algo;
+    EXPECT_EQ(sendsBeforeCopy[0], sendsInAll[0]) << algo << ": sends posted after the root's copy";
+    EXPECT_TRUE(sentFromInput) << algo;
+    EXPECT_EQ(rootOutput, std::vector<float>(kCount, 7.0f)) << algo;
   }
 }
 
