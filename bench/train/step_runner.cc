@@ -32,13 +32,17 @@ int channelIndex(StreamKind stream, Group group) { return static_cast<int>(strea
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// Sleeps `seconds` and no more than needed: to the last 100 us by the kernel's timer (whose
-// default 50 us slack would add up over thousands of short tasks), then by polling the clock.
+// Sleeps `seconds` and no more than needed: to the last 30 us by the kernel's timer (the stream
+// threads' slack is 1 ns: the default 50 us would add up over thousands of short tasks; a wake-up
+// still comes 10-40 us late on a VM), then by polling the clock without yielding. A yield hands
+// the core to any busy process for its whole time slice: with one on the machine, every task
+// slept 3 ms too long (measured on the 2-core CI VM, 2026-12-02).
 void sleepFor(double seconds) {
   if (seconds <= 0) return;
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  if (seconds > 100e-6) std::this_thread::sleep_until(until - std::chrono::microseconds(100));
-  while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  if (seconds > 30e-6) std::this_thread::sleep_until(until - std::chrono::microseconds(30));
+  while (std::chrono::steady_clock::now() < until) {
+  }
 }
 
 std::size_t whole(double x) { return static_cast<std::size_t>(std::max(1.0, std::round(x))); }
