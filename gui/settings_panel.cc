@@ -65,6 +65,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     sharding_->addItem(QStringLiteral("FSDP %1").arg(qtext(strategy.name)), QStringLiteral("fsdp:%1").arg(qtext(strategy.name)));
   }
   recompute_ = choices(sim::recomputes(), this);
+  recomputeLayers_ = spin(0, 1 << 16, 0, this, tr("all"));
   schedule_ = choices(sim::schedules(), this, tr("auto"));
   offload_ = choices(sim::offloadStates(), this);
   offloadDevice_ = choices(sim::offloadDevices(), this);
@@ -97,7 +98,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
       {"zero", sharding_},       {"recompute", recompute_}, {"schedule", schedule_},   {"offload", offload_},
       {"offload-device", offloadDevice_}, {"flash-attention", flash_}, {"sequence-parallel", sequenceParallel_},
       {"overlap-grad-reduce", overlap_}, {"tokens", tokensB_}, {"framework-overhead", frameworkGiB_},
-      {"execution", execution_}, {"prefetch", prefetch_}, {"vocab-multiple", vocabMultiple_}};
+      {"execution", execution_}, {"prefetch", prefetch_}, {"vocab-multiple", vocabMultiple_}, {"recompute-layers", recomputeLayers_}};
   const sim::TrainingSettings none;
   sim::forEachSetting(none, [&](std::string_view name, const auto&, std::string_view help, sim::SettingScope) {
     if (auto it = byFlag.find(std::string(name)); it != byFlag.end()) {
@@ -135,6 +136,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   layoutForm->addRow(tr("&Execution"), execution_);
   auto [memory, memoryForm] = group(tr("Memory savers"));
   memoryForm->addRow(tr("&Recompute"), recompute_);
+  memoryForm->addRow(tr("Layers recomputed"), recomputeLayers_);
   memoryForm->addRow(tr("&Offload"), offload_);
   memoryForm->addRow(tr("Offload to"), offloadDevice_);
   memoryForm->addRow(flash_);
@@ -151,7 +153,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   for (QComboBox* box : {model_, cluster_, precision_, optimizer_, sharding_, recompute_, schedule_, offload_, offloadDevice_, execution_}) {
     connect(box, &QComboBox::currentIndexChanged, this, notify);
   }
-  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_, vocabMultiple_}) connect(box, &QSpinBox::valueChanged, this, notify);
+  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_, vocabMultiple_, recomputeLayers_}) connect(box, &QSpinBox::valueChanged, this, notify);
   for (QDoubleSpinBox* box : {tokensB_, frameworkGiB_}) connect(box, &QDoubleSpinBox::valueChanged, this, notify);
   for (QCheckBox* box : {flash_, sequenceParallel_, overlap_}) connect(box, &QCheckBox::toggled, this, notify);
 
@@ -200,6 +202,8 @@ sim::TrainingSettings SettingsPanel::settings() const {
     s.fsdp = sharding.mid(5).toStdString();
   }
   s.recompute = recompute_->currentData().toString().toStdString();
+  // Some layers only with full recompute (0: all of them).
+  s.recomputeLayers = s.recompute == "full" && recomputeLayers_->value() > 0 ? std::optional<int>(recomputeLayers_->value()) : std::nullopt;
   s.schedule = schedule_->currentData().toString().toStdString();
   s.offload = offload_->currentData().toString().toStdString();
   s.offloadDevice = offloadDevice_->currentData().toString().toStdString();
@@ -234,6 +238,7 @@ void SettingsPanel::setSettings(const sim::TrainingSettings& s) {
   selectData(sharding_, !s.fsdp.empty() ? QStringLiteral("fsdp:%1").arg(QString::fromStdString(s.fsdp))
                                          : QStringLiteral("zero:%1").arg(s.zero.value_or(0)));
   selectData(recompute_, QString::fromStdString(s.recompute.empty() ? "none" : s.recompute));
+  recomputeLayers_->setValue(s.recomputeLayers.value_or(0));
   selectData(schedule_, QString::fromStdString(s.schedule));
   selectData(offload_, QString::fromStdString(s.offload));
   selectData(offloadDevice_, QString::fromStdString(s.offloadDevice));

@@ -48,7 +48,7 @@ class SettingsPanel : public QWidget {
 
   sim::TrainingSettings kept_;  // settings the form does not show (deepspeed, params, nodes): kept as loaded
   QComboBox *model_, *cluster_, *precision_, *optimizer_, *sharding_, *recompute_, *schedule_, *offload_, *offloadDevice_, *execution_;
-  QSpinBox *gpus_, *globalBatch_, *microBatch_, *seq_, *dp_, *tp_, *pp_, *vpp_, *prefetch_, *vocabMultiple_;
+  QSpinBox *gpus_, *globalBatch_, *microBatch_, *seq_, *dp_, *tp_, *pp_, *vpp_, *prefetch_, *vocabMultiple_, *recomputeLayers_;
   QDoubleSpinBox *tokensB_, *frameworkGiB_;
   QCheckBox *flash_, *sequenceParallel_, *overlap_;
   bool quiet_ = false;  // setSettings() in progress: one changed() at the end

@@ -28,6 +28,12 @@ const Predictor& PredictorsByShape::forShape(const Shape& shape) {
   if (it == byShape_.end()) {
     Cluster reshaped = cluster_;
     reshape(reshaped, shape.nodes, shape.perNode());
+    // reshape gives fewer ranks than a NIC serves that whole NIC (ranks a node / GPUs a NIC,
+    // rounded up); with every GPU busy they get their share.
+    const int perNic = cluster_.nics.gpusPerNic;
+    if (sharing_ == NicSharing::EveryGpuAtOnce && shape.nodes > 1 && reshaped.nics.perNode > 0 && shape.perNode() < perNic) {
+      reshaped.nics.bandwidthGBps *= static_cast<double>(shape.perNode()) / perNic;
+    }
     it = byShape_.emplace(key, Predictor(reshaped)).first;
   }
   return it->second;

@@ -76,15 +76,24 @@ class Predictor {
 // bytes one rank copies, every rank copying. No steps and no bytes where it makes none.
 Transfer inputCopies(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace);
 
+// Whose traffic shares a reshaped node's NICs. Alone: the shape's ranks are the only ones on
+// their nodes using the network (a collective measured on part of each node). EveryGpuAtOnce:
+// every GPU of a node runs a collective of its own group at the same time (a training step's
+// HYBRID_SHARD replica groups, or data-parallel groups beside tensor parallelism), so a group of
+// r ranks a node gets r GPUs' share of the node's NICs: one rank a node on a NIC shared by two
+// GPUs gets half its bandwidth, not the whole NIC it would have alone.
+enum class NicSharing { Alone, EveryGpuAtOnce };
+
 // Predictors for one cluster reshaped to each placement measured rows ran on (for calibration
 // and validation, which see many rank counts).
 class PredictorsByShape {
  public:
-  explicit PredictorsByShape(const Cluster& cluster) : cluster_(cluster) {}
+  explicit PredictorsByShape(const Cluster& cluster, NicSharing sharing = NicSharing::Alone) : cluster_(cluster), sharing_(sharing) {}
   const Predictor& forShape(const Shape& shape);
 
  private:
   const Cluster& cluster_;
+  NicSharing sharing_;
   std::map<std::pair<int, int>, Predictor> byShape_;  // (nodes, ranks per node)
 };
 

@@ -30,8 +30,9 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
 
   // Tensor parallelism: two runs forward and two backward per layer per micro-batch (an all-reduce
   // of the layer's activations, or with sequence parallelism a reduce-scatter plus an all-gather),
-  // inside the node. Full recompute runs the forward's again.
-  const double tpPerMicroBatch = maxStageLayers(model.layers, c.pp) * (c.recompute == Recompute::Full ? 6 : 4) * make.tensorSeconds();
+  // inside the node. Full recompute runs the forward's again (in the layers that recompute).
+  const int stageLayersMost = maxStageLayers(model.layers, c.pp);
+  const double tpPerMicroBatch = (4.0 * stageLayersMost + 2.0 * recomputedLayers(c, stageLayersMost)) * make.tensorSeconds();
   // Pipeline parallelism: each micro-batch sends its activations forward and its gradients back
   // across every stage boundary of a chunk.
   const double ppPerMicroBatch = 2.0 * c.vpp * make.pipeSeconds();
@@ -70,8 +71,8 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
         // for its backward, and scatters its gradients: 1.5x DDP's volume per micro-batch, one
         // collective per wrapped unit (each transformer layer, as FSDP wraps them, and the rest:
         // embeddings, final norm). Prefetching hides them behind compute except the first layer's
-        // gather. HYBRID_SHARD does this inside the node and all-reduces its gradient shard
-        // across nodes once per step.
+        // gather. HYBRID_SHARD does this inside the node and all-reduces each unit's gradient
+        // shard across the nodes after its reduce-scatter, behind the rest of the backward.
         const bool hybrid = c.sharding == StateSharding::EverythingWithinNode && c.dp > g / c.tp;
         const int ranks = hybrid ? std::max(1, g / c.tp) : c.dp;
         const int nodes = hybrid ? 1 : where.dpNodes;
@@ -90,7 +91,18 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
         s.shardComm = m * std::max(layerGather, perMicroBatch - mb.total());
         if (hybrid) {
           const int replicas = c.dp / ranks;
-          s.dpComm = pricer.seconds(Collective::AllReduce, gradientBytes / ranks, replicas, replicas);
+          auto replicaAllReduce = [&](double unitShard) {
+            return pricer.seconds(Collective::AllReduce, unitShard * per.gradients / ranks, replicas, replicas);
+          };
+          // Each micro-batch's layers, behind the compute from the first backward on, but the last
+          // layer's (a model without layers: its one unit after each backward); the root unit's
+          // once a step, after it.
+          const double unit = replicaAllReduce(shaped ? layerShard : shard);
+          if (shaped) {
+            s.dpComm = std::max(unit, m * layers * unit - (m * mb.total() - mb.forward)) + replicaAllReduce(restShard);
+          } else {
+            s.dpComm = m * unit;
+          }
         }
         break;
       }

@@ -52,7 +52,11 @@ TrainingFlops trainingFlops(const ModelCard& m, const TrainConfig& c) {
   const double forward = m.layers * layerForward + logitsFlopsPerToken(m);
   f.modelPerStep = 3 * forward * tokens;  // backward costs twice the forward
   double recomputed = 0;
-  if (c.recompute == Recompute::Full) recomputed = m.layers * layerForward;
+  if (c.recompute == Recompute::Full) {
+    int layers = 0;  // the stages' recomputing layers (recomputeLayers of each, or all)
+    for (int s = 0; s < c.pp; ++s) layers += recomputedLayers(c, stageLayers(m.layers, c.pp, s));
+    recomputed = layers * layerForward;
+  }
   if (c.recompute == Recompute::Selective) recomputed = m.layers * attentionFlopsPerToken(m, c.seq);
   f.hardwarePerStep = f.modelPerStep + recomputed * tokens;
   return f;
@@ -244,12 +248,16 @@ MicroBatchCompute microBatchCompute(const ModelCard& m, const TrainConfig& c, co
   // The slowest stage: the last with its layers and the output logits, or (an uneven split, whose
   // ends are lighter) a stage with one layer more and no logits.
   const double last = stageLayers(m.layers, c.pp, c.pp - 1), most = maxStageLayers(m.layers, c.pp);
-  const bool logitsStage = last * layer.recompute + last * (layer.forward + layer.backward) + layer.logitsForward + layer.logitsBackward >=
-                           most * (layer.forward + layer.backward + layer.recompute);
+  auto recomputing = [&](double layers) {  // of a stage's layers, those that run layer.recompute
+    return c.recompute == Recompute::Full ? recomputedLayers(c, static_cast<int>(layers)) : layers;
+  };
+  const bool logitsStage = recomputing(last) * layer.recompute + last * (layer.forward + layer.backward) + layer.logitsForward +
+                               layer.logitsBackward >=
+                           most * (layer.forward + layer.backward) + recomputing(most) * layer.recompute;
   const double layers = logitsStage ? last : most;
   t.forward = layers * layer.forward + (logitsStage ? layer.logitsForward : 0.0);
   t.backward = layers * layer.backward + (logitsStage ? layer.logitsBackward : 0.0);
-  t.recompute = layers * layer.recompute;
+  t.recompute = recomputing(layers) * layer.recompute;
   return t;
 }
 

@@ -65,8 +65,9 @@ class TrainingPricer {
  public:
   // `implementation`: whose calibration prices the collectives (TrainConfig::collectives).
   explicit TrainingPricer(const Cluster& cluster, std::string implementation = {})
-      : cluster_(cluster), predictors_(cluster_), implementation_(std::move(implementation)) {}
-  // Seconds for one collective of `bytes` among `ranks` ranks on `nodes` nodes.
+      : cluster_(cluster), predictors_(cluster_, NicSharing::EveryGpuAtOnce), implementation_(std::move(implementation)) {}
+  // Seconds for one collective of `bytes` among `ranks` ranks on `nodes` nodes, while every GPU of
+  // those nodes runs its own group's (the step is the same on every rank).
   double seconds(Collective collective, double bytes, int ranks, int nodes);
   const Cluster& cluster() const { return cluster_; }
   // The GPU's step knobs (interference, overheads): collective prices do not depend on them, so a

@@ -127,11 +127,18 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     // (none given: only the model states are known).
     m.activations = 0;
   } else {
+    auto layersOf = [&](int stage) { return stageLayers(model.layers, c.pp, stage); };
     m.activationsPerLayerBytes = activationBytesPerLayer(model, c);
+    if (c.recompute == Recompute::Full && c.recomputeLayers > 0) {
+      // Some layers recompute: a layer's mean over the first stage's.
+      TrainConfig kept = c;
+      kept.recompute = Recompute::None;
+      const double layers = layersOf(0), recomputed = recomputedLayers(c, layersOf(0));
+      m.activationsPerLayerBytes = (recomputed * m.activationsPerLayerBytes + (layers - recomputed) * activationBytesPerLayer(model, kept)) / layers;
+    }
     const PipelineShape shape{c.schedule, c.pp, c.accumulation, c.vpp};
     // The first stage holds the most micro-batches in flight; the last also holds the logits.
     m.inFlightChunks = c.pp == 1 ? 1 : peakInFlightChunks(shape);
-    auto layersOf = [&](int stage) { return stageLayers(model.layers, c.pp, stage); };
     const double layersPerChunk = static_cast<double>(layersOf(0)) / c.vpp;
     const double v = activationValueBytes(c.precision);
     const double embeddingOutput = (v + 1) * sb * h / (c.sequenceParallel ? c.tp : 1);  // values + dropout mask

@@ -98,6 +98,7 @@ void TrainingSettings::check() const {
   whole(microBatch, "micro-batch", 1, 1 << 24);
   whole(seq, "seq", 1, 1 << 24);
   whole(prefetch, "prefetch", 0, 64);
+  whole(recomputeLayers, "recompute-layers", 1, 1 << 16);
   whole(scale, "scale", 1, 4096);
   whole(vocabMultiple, "vocab-multiple", 1, 1 << 16);
   auto positive = [](const std::optional<double>& value, const char* flag, double max) {
@@ -139,6 +140,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
     c.seq = *seq / *scale;
   }
   if (!recompute.empty()) c.recompute = parseRecompute(recompute);
+  if (recomputeLayers) c.recomputeLayers = *recomputeLayers;
   if (!schedule.empty()) c.schedule = parseSchedule(schedule);
   c.flashAttention = onOff(flash, "--flash-attention");
   c.sequenceParallel = onOff(sequenceParallel, "--sequence-parallel");

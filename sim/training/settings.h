@@ -23,7 +23,7 @@ namespace cclab::sim {
 struct TrainingSettings {
   std::string model, cluster, deepspeed;
   std::optional<double> params;
-  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq, scale, vocabMultiple;
+  std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq, scale, vocabMultiple, recomputeLayers;
   std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
       offloadDevice = "cpu";
   std::string overlap = "on", framework = "2G", execution = "fused", collectives;
@@ -76,6 +76,10 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("fsdp", s.fsdp, fsdp, Layout);
   visit("micro-batch", s.microBatch, "samples per GPU per micro-batch", Layout);
   visit("recompute", s.recompute, recompute, Layout);
+  visit("recompute-layers", s.recomputeLayers,
+        "with --recompute full: the layers of each pipeline stage that recompute, spread evenly (FSDP's checkpointing of every k-th "
+        "block, Megatron-LM's --recompute-num-layers; default: all)",
+        Layout);
   visit("schedule", s.schedule, schedule, Layout);
   visit("offload", s.offload, offload, Layout);
   visit("offload-device", s.offloadDevice, offloadDevice, Layout);

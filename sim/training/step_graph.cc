@@ -96,9 +96,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     int gemmSets = -1;  // its forward set in g.gemmSets; backward and attention follow
     double savedBytes = 0, recomputedBytes = 0, shard = 0;
   };
-  auto kindOf = [&](const ModelCard& shape) {
+  auto kindOf = [&](const ModelCard& shape, const TrainConfig& config) {
     LayerKind k;
-    k.times = layerTimes(shape, c, cluster);
+    k.times = layerTimes(shape, config, cluster);
     k.shard = shaped ? shape.layerParameters() / c.tp : shard;
     if (!shaped) return k;
     k.gemmSets = static_cast<int>(g.gemmSets.size());
@@ -106,24 +106,40 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     g.gemmSets.push_back(forward);
     g.gemmSets.push_back(backwardGemms(forward));
     g.gemmSets.push_back(std::vector<Gemm>(forward.end() - 2, forward.end()));
-    k.savedBytes = activationBytesPerLayer(shape, c);
-    TrainConfig noRecompute = c;
+    k.savedBytes = activationBytesPerLayer(shape, config);
+    TrainConfig noRecompute = config;
     noRecompute.recompute = Recompute::None;
-    if (c.recompute != Recompute::None) k.recomputedBytes = activationBytesPerLayer(shape, noRecompute) - k.savedBytes;
+    if (config.recompute != Recompute::None) k.recomputedBytes = activationBytesPerLayer(shape, noRecompute) - k.savedBytes;
     return k;
   };
-  std::vector<LayerKind> kinds;
-  int firstDecoderLayer = model.layers;  // layers from here on are the second kind
+  // With full recompute on some layers (recomputeLayers), each shape has a second kind: the
+  // layers that keep their activations.
+  const bool someRecompute = c.recompute == Recompute::Full && c.recomputeLayers > 0;
+  TrainConfig kept = c;
+  kept.recompute = Recompute::None;
+  std::vector<LayerKind> kinds;  // per shape: the kind as configured, then (someRecompute) the kept one
+  auto addKinds = [&](const ModelCard& shape) {
+    kinds.push_back(kindOf(shape, c));
+    if (someRecompute) kinds.push_back(kindOf(shape, kept));
+  };
+  int firstDecoderLayer = model.layers;  // layers from here on are the second shape's
   if (model.architecture == Architecture::EncoderDecoder) {
     ModelCard encoder = model, decoder = model;
     encoder.crossAttentionLayers = 0;
     decoder.crossAttentionLayers = decoder.layers;
-    kinds = {kindOf(encoder), kindOf(decoder)};
+    addKinds(encoder);
+    addKinds(decoder);
     firstDecoderLayer = model.layers - model.crossAttentionLayers;  // one stage (resolve refuses --pp with it)
   } else {
-    kinds = {kindOf(model)};
+    addKinds(model);
   }
-  auto kindOfLayer = [&](int l) -> const LayerKind& { return kinds[l >= firstDecoderLayer && kinds.size() > 1 ? 1 : 0]; };
+  // Layer l of a stage of `stageLayerCount` layers.
+  auto kindOfLayer = [&](int l, int stageLayerCount) -> const LayerKind& {
+    const std::size_t perShape = someRecompute ? 2 : 1;
+    const std::size_t shapeIndex = l >= firstDecoderLayer && kinds.size() > perShape ? 1 : 0;
+    const bool keeps = someRecompute && !recomputesLayer(c, l, stageLayerCount);
+    return kinds[shapeIndex * perShape + (keeps ? 1 : 0)];
+  };
   TaskMaker make(model, c, pricer, where);
   g.tensorCollectives = make.tensorCollectives();
 
@@ -178,6 +194,18 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       lastDataTask = stage.add(std::move(t));
       reductions.push_back(lastDataTask);
     };
+    // HYBRID_SHARD: each unit's gradient shard, once reduce-scattered inside the node, is
+    // all-reduced across the replicas, as PyTorch FSDP issues it (_reduce_grad: per unit, on its
+    // all-reduce stream, behind that unit's reduce-scatter), so it overlaps the rest of the backward.
+    auto replicaAllReduce = [&](double unitShard, std::string label) {
+      if (!gathers || where.replicas <= 1 || unitShard <= 0) return;
+      Task t = make.collective(StreamKind::Reduce, Part::DataComm, Pass::Backward,
+                               {Collective::AllReduce, unitShard * per.gradients / where.shardRanks, where.replicas, where.replicas,
+                                Group::Replica},
+                               std::move(label));
+      t.after.push_back(lastDataTask);
+      lastDataTask = stage.add(std::move(t));
+    };
     std::map<int, int> gathered;  // ZeRO-3: the gather task of each layer for the pass in progress
     int lastCompute = -1;
     for (const ScheduledPass& pass : orders[static_cast<std::size_t>(s)]) {
@@ -196,7 +224,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           rootGather = stage.add(std::move(t));
         }
         for (int l = first; l < end; ++l) {
-          const LayerKind& kind = kindOfLayer(l);
+          const LayerKind& kind = kindOfLayer(l, layers);
           int gather = -1;
           if (gathers && c.dp > 1) {
             // FSDP's forward prefetch: the gather of layer l is issued once the forward of layer
@@ -241,7 +269,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           backwardFirst[{s, mb, pass.chunk}] = lastCompute;
         }
         for (int l = end - 1; l >= first; --l) {
-          const LayerKind& kind = kindOfLayer(l);
+          const LayerKind& kind = kindOfLayer(l, layers);
           int gather = -1;
           if (gathers && c.dp > 1) {
             Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
@@ -281,6 +309,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             scatter.freesBytes = kind.shard * per.gradients;
             lastDataTask = stage.add(std::move(scatter));
             reductions.push_back(lastDataTask);
+            replicaAllReduce(kind.shard, fmt::format("replica all-reduce L{} mb{}", l, mb));
           } else if (!gathers && (reducesEveryMicroBatch || mb == m - 1)) {
             // Buckets fill as the last micro-batch's backward produces gradients (ZeRO-2: every one's).
             bucketFill += kind.shard * per.gradients;
@@ -314,15 +343,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.after.push_back(lastCompute);
       t.freesBytes = restShard * per.parameters;
       lastDataTask = stage.add(std::move(t));
-    }
-    // HYBRID_SHARD: the gradient shard is all-reduced across the replicas once per step.
-    if (gathers && where.replicas > 1) {
-      Task t = make.collective(
-          StreamKind::Reduce, Part::DataComm, Pass::Step,
-          {Collective::AllReduce, stageShard * per.gradients / where.shardRanks, where.replicas, where.replicas, Group::Replica},
-          "replica all-reduce");
-      t.after.push_back(lastCompute);
-      lastDataTask = stage.add(std::move(t));
+      replicaAllReduce(restShard, "replica all-reduce root unit");
     }
 
     addStepEnd(stage, make, model, c, cluster, states, where, StageEnd{layers, stageShard, lastCompute, lastDataTask});

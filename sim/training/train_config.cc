@@ -1,5 +1,6 @@
 #include "sim/training/train_config.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "results/json_reader.h"
 #include "collectives/errors.h"
 #include "collectives/names.h"
+#include "sim/training/pipeline.h"
 
 namespace cclab::sim {
 namespace {
@@ -61,6 +63,19 @@ StateSharding parseFsdp(std::string_view s) { return parseIn(kFsdp, s, "FSDP str
 Precision parsePrecision(std::string_view s) { return parseIn(kPrecisions, s, "precision"); }
 Optimizer parseOptimizer(std::string_view s) { return parseIn(kOptimizers, s, "optimizer"); }
 Recompute parseRecompute(std::string_view s) { return parseIn(kRecomputes, s, "recompute"); }
+
+int recomputedLayers(const TrainConfig& c, int layers) {
+  if (c.recompute != Recompute::Full) return 0;
+  return c.recomputeLayers > 0 ? std::min(c.recomputeLayers, layers) : layers;
+}
+
+bool recomputesLayer(const TrainConfig& c, int index, int layers) {
+  const int n = recomputedLayers(c, layers);
+  if (n == 0 || layers <= 0) return false;
+  // Layer index recomputes when round((index + 1) n / layers) steps past round(index n / layers).
+  auto rounded = [&](int i) { return (2 * i * n + layers) / (2 * layers); };
+  return rounded(index + 1) > rounded(index);
+}
 Schedule parseSchedule(std::string_view s) { return parseIn(kSchedules, s, "schedule"); }
 std::string_view name(StateSharding s) { return nameIn(kShardingNames, s); }
 std::string_view name(Schedule s) { return nameIn(kSchedules, s); }
@@ -163,6 +178,13 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     if (c.vpp > 1 && m.layers % (c.pp * c.vpp) != 0) {
       throw InputError(fmt::format("--pp {} x --vpp {} = {} chunks do not divide the {} layers (the interleaved schedule needs an even split)",
                                    c.pp, c.vpp, c.pp * c.vpp, m.layers));
+    }
+    if (c.recomputeLayers > 0 && c.recompute != Recompute::Full) {
+      throw InputError(fmt::format("--recompute-layers {} needs --recompute full (it says which layers recompute in full)", c.recomputeLayers));
+    }
+    if (c.recomputeLayers > maxStageLayers(m.layers, c.pp)) {
+      throw InputError(fmt::format("--recompute-layers {} is more than the {} layers of a pipeline stage", c.recomputeLayers,
+                                   maxStageLayers(m.layers, c.pp)));
     }
     if (c.seq < 1) throw InputError("--seq is required (tokens per sample)");
     if (m.maxPositions > 0 && c.seq > m.maxPositions && m.learnedPositions) {

@@ -54,6 +54,10 @@ struct TrainConfig {
   int microBatch = 1;
   int seq = 0;
   Recompute recompute = Recompute::None;
+  // Full recompute on some of the layers: the layers of each pipeline stage that recompute, spread
+  // evenly (FSDP's checkpoint wrapper on every k-th block, Megatron-LM's --recompute-num-layers);
+  // 0: every layer.
+  int recomputeLayers = 0;
   bool flashAttention = true;
   bool sequenceParallel = false;
   Schedule schedule = Schedule::OneFOneB;
@@ -98,6 +102,13 @@ std::span<const Named<OffloadStates>> offloadStates();   // --offload
 std::span<const Named<OffloadTarget>> offloadDevices();  // --offload-device (not None)
 std::span<const Named<bool>> switches();                 // on, off
 std::span<const Named<Execution>> executions();          // --execution
+
+// The layers of a pipeline stage of `layers` that run their forward again before their backward
+// (full recompute: all of them, or recomputeLayers of them; otherwise none), and whether the
+// stage's layer `index` (0-based) is one of them: spread evenly, the k-th of n recomputing layers
+// where k x layers / n rounds up to the index, as fms-fsdp places its checkpointed blocks.
+int recomputedLayers(const TrainConfig& config, int layers);
+bool recomputesLayer(const TrainConfig& config, int index, int layers);
 
 // Fills `config` from a DeepSpeed ds_config.json: ZeRO stage, offload_optimizer / offload_param,
 // train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps, fp16/bf16,

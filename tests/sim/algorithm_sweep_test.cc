@@ -182,6 +182,8 @@ const std::vector<SweepShape>& sweepShapes() {
         {"dgx-h200", {{1, 8}, {16, 8}}},  // dgx-h100's fabric: a smaller sweep
         {"dgx-2h", {{1, 3}, {1, 16}, {2, 16}, {32, 16}}},  // 16 GPUs a node, 2 per NIC
         {"jean-zay-a100", {{1, 8}, {2, 8}, {48, 8}}},      // dgx-a100's node, 2 GPUs per NIC
+        {"a100-400g", {{2, 8}, {16, 1}, {16, 8}}},         // the same, on 100 Gb/s NICs
+        {"h100-800g", {{2, 8}, {12, 8}}},                  // dgx-h100's node without NVLS, 4 GPUs per NIC
         {"ethernet-100g", {{2, 8}, {4, 8}, {3, 5}, {128, 8}}},
         {"h100-pcie-8", {{1, 2}, {1, 3}, {1, 8}, {2, 8}, {16, 8}, {2048, 8}}},
         {"workstation-4x-a40", {{1, 2}, {1, 3}, {1, 4}}},

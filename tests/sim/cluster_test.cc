@@ -38,7 +38,7 @@ Json minimal() {
 
 TEST(Cluster, EveryPresetLoads) {
   const std::vector<std::string> presets = presetNames();
-  for (const char* expected : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-2h", "jean-zay-a100", "h100-pcie-8", "workstation-4x-a40", "ethernet-100g", "cpu-2core-amd-epyc",
+  for (const char* expected : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-2h", "jean-zay-a100", "a100-400g", "h100-800g", "h100-pcie-8", "workstation-4x-a40", "ethernet-100g", "cpu-2core-amd-epyc",
                               "cpu-2core-intel-xeon"}) {
     EXPECT_NE(std::find(presets.begin(), presets.end(), expected), presets.end()) << expected;
   }

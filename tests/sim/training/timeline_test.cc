@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "results/json_reader.h"
+#include "sim/predictor.h"
 #include "sim/training/estimate.h"
 #include "sim/training/step_graph.h"
 #include "sim/training/timeline.h"
@@ -184,6 +185,99 @@ TEST(Timeline, EagerDispatchRunsAheadDuringLongKernels) {
   EXPECT_GE(forwardWaits, 10);      // the CPU is behind through the forward layers
   EXPECT_EQ(backwardCpuBound, 12);  // each backward layer alone dispatches slower than it runs ...
   EXPECT_EQ(backwardWaits, 0);      // ... yet none waits: the CPU got ahead during the logits
+}
+
+TEST(Timeline, HybridShardAllReducesEachUnitBehindTheRestOfTheBackward) {
+  // HYBRID_SHARD on 4 nodes of 8: shards inside the node, 4 replicas. PyTorch FSDP all-reduces
+  // each unit's gradient shard across the replicas right after that unit's reduce-scatter, so all
+  // but the last layers' run while the backward goes on; one all-reduce of the whole shard after
+  // the backward would leave it all on the step.
+  const ModelCard m = gpt(4096, 32, 32);
+  const Cluster four = withoutStepKnobs(nodes("a100-400g", 4));
+  TrainConfig c = config(32, 512);
+  c.microBatch = 8;  // two micro-batches a step, each long enough to hide its all-reduces
+  c.sharding = parseFsdp("hybrid_shard");
+  const Simulated s = run(m, c, four);
+  int replicaAllReduces = 0, scatters = 0;
+  double replicaSeconds = 0, lastBackwardEnd = 0, firstReplicaStart = 1e30;
+  for (std::size_t i = 0; i < s.graph.tasks.size(); ++i) {
+    const Task& t = s.graph.tasks[i];
+    if (t.part == Part::Compute && t.pass == Pass::Backward) lastBackwardEnd = std::max(lastBackwardEnd, s.timeline.tasks[i].end);
+    if (t.collectives.empty()) continue;
+    if (t.collectives.front().group == Group::Shard && t.collectives.front().collective == Collective::ReduceScatter) ++scatters;
+    if (t.collectives.front().group != Group::Replica) continue;
+    ++replicaAllReduces;
+    replicaSeconds += t.seconds;
+    firstReplicaStart = std::min(firstReplicaStart, s.timeline.tasks[i].start);
+    // It follows its unit's reduce-scatter.
+    ASSERT_EQ(t.after.size(), 1u);
+    EXPECT_EQ(s.graph.tasks[static_cast<std::size_t>(t.after[0])].collectives.front().collective, Collective::ReduceScatter);
+  }
+  EXPECT_EQ(replicaAllReduces, scatters);  // one per unit and micro-batch, and the root unit's
+  EXPECT_EQ(replicaAllReduces, 32 * s.estimate.config.accumulation + 1);
+  EXPECT_LT(firstReplicaStart, 0.5 * lastBackwardEnd);
+  EXPECT_LT(s.estimate.step.dpComm, 0.25 * replicaSeconds);  // mostly hidden
+  // The closed form stays a lower bound.
+  EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
+}
+
+TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
+  // A replica group has one rank a node. On a100-400g two GPUs share a 100 Gb/s NIC: with every
+  // GPU running its own group's all-reduce, each gets half the NIC, not the whole NIC a group
+  // measured alone would get. On a DGX (a NIC a GPU) the two are the same.
+  for (const char* preset : {"a100-400g", "dgx-a100"}) {
+    const Cluster cluster = nodes(preset, 16);
+    PredictorsByShape alone(cluster);
+    TrainingPricer training(cluster);
+    const double bytes = 256e6;
+    auto aloneSeconds = [&](int ranks) {
+      Query q;
+      q.bytes = bytes, q.ranks = ranks, q.nodes = 16;
+      return alone.forShape(Shape{ranks, 16}).predict(q).timeUs * 1e-6;
+    };
+    const double measuredAlone = aloneSeconds(16);
+    const double inAStep = training.seconds(Collective::AllReduce, bytes, 16, 16);
+    EXPECT_NEAR(inAStep / measuredAlone, std::string(preset) == "dgx-a100" ? 1.0 : 2.0, 0.05) << preset;
+    // Groups with a whole NIC's GPUs a node are priced as before.
+    EXPECT_NEAR(training.seconds(Collective::AllReduce, bytes, 128, 16) / aloneSeconds(128), 1.0, 0.05) << preset;
+  }
+}
+
+TEST(Timeline, FullRecomputeOnSomeLayers) {
+  // fms-fsdp's selective checkpointing: full recompute on a fraction of the blocks, spread evenly
+  // (ac_handler.py: 1/2 -> [ac, no, ac, no, ...], 1/3 -> [no, ac, no, no, ac, no, ...],
+  // 2/3 -> [ac, no, ac, ac, no, ac, ...]).
+  auto pattern = [](int n, int layers) {
+    TrainConfig c;
+    c.recompute = Recompute::Full;
+    c.recomputeLayers = n;
+    std::string p;
+    for (int l = 0; l < layers; ++l) p += recomputesLayer(c, l, layers) ? 'R' : '.';
+    return p;
+  };
+  EXPECT_EQ(pattern(4, 8), "R.R.R.R.");
+  EXPECT_EQ(pattern(2, 6), ".R..R.");
+  EXPECT_EQ(pattern(4, 6), "R.RR.R");
+  EXPECT_EQ(pattern(6, 6), "RRRRRR");
+
+  const ModelCard m = gpt(4096, 32, 32);
+  const Cluster one = nodes("dgx-a100", 1);
+  TrainConfig none = config(8, 16);
+  TrainConfig full = none, half = none;
+  full.recompute = half.recompute = Recompute::Full;
+  half.recomputeLayers = 16;
+  const Simulated a = run(m, none, one), b = run(m, half, one), f = run(m, full, one);
+  int recomputes = 0;
+  for (const Task& t : b.graph.tasks) recomputes += t.pass == Pass::Recompute ? 1 : 0;
+  EXPECT_EQ(recomputes, 16 * b.estimate.config.accumulation);
+  // Time, FLOPs and memory half-way between none and full (each layer's share is the same).
+  auto halfWay = [](double x, double y) { return (x + y) / 2; };
+  EXPECT_NEAR(b.estimate.step.compute, halfWay(a.estimate.step.compute, f.estimate.step.compute), 1e-6 * f.estimate.step.compute);
+  EXPECT_NEAR(b.estimate.flops.hardwarePerStep, halfWay(a.estimate.flops.hardwarePerStep, f.estimate.flops.hardwarePerStep), 1);
+  EXPECT_LT(b.estimate.memory.activations, a.estimate.memory.activations);
+  EXPECT_GT(b.estimate.memory.activations, f.estimate.memory.activations);
+  EXPECT_LT(b.timeline.peakBytes[0], a.timeline.peakBytes[0]);
+  EXPECT_GT(b.timeline.peakBytes[0], f.timeline.peakBytes[0]);
 }
 
 TEST(Timeline, ZeroThreePrefetchTradesMemoryForTime) {
