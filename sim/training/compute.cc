@@ -121,6 +121,40 @@ KernelCounts kernelCounts(Execution execution, bool flashAttention) {
   return {7 + attention, 14 + 2 * attention, 1.0};
 }
 
+// What eager PyTorch adds for the parts of a layer a GPT block does not have, whose operators it
+// runs one kernel each (a GPT block's LayerNorm is one native kernel, its positions an embedding
+// added once): RMSNorm (LLaMA, T5) and the rotary embedding (LLaMA). Counted from Hugging Face
+// transformers' eager code, not fitted. LlamaRMSNorm and T5LayerNorm: up to fp32 (v + 4 bytes an
+// element with v-byte values; none in fp32), pow (8), mean (4), multiply by the rsqrt (8), back
+// down (4 + v), times the weight (2v): 36 bytes an element in 16-bit, 28 in fp32, where a fused
+// norm reads and writes 2v; 7 kernels more than one. apply_rotary_pos_emb, for Q and K: q * cos
+// (2v), rotate_half's neg of one half and cat (v + 2v), * sin (2v), add (3v): 10v bytes an
+// element against a fused kernel's 2v; 5 kernels each. Bytes a token and layer beyond the fused
+// kernels', on one tensor-parallel rank (the norms' inputs are whole unless sequence-parallel).
+struct EagerExtra {
+  double bytesPerToken = 0;
+  int kernels = 0;
+};
+EagerExtra eagerNormsAndRotary(const ModelCard& m, const TrainConfig& c) {
+  EagerExtra e;
+  if (c.execution != Execution::Eager || m.architecture == Architecture::Given) return e;
+  const double v = activationValueBytes(c.precision), tp = c.tp;
+  if (!m.layerNorm) {
+    const double norms = 2 + m.crossAttentionShare();  // before attention (and cross-attention) and the MLP
+    const double casts = v < 4 ? (v + 4) + (4 + v) : 0.0;
+    const double extra = casts + 8 + 4 + 8 + 2 * v - 2 * v;
+    e.bytesPerToken += norms * extra * m.hidden / (c.sequenceParallel ? tp : 1);
+    e.kernels += static_cast<int>(std::lround(norms * 7));
+  }
+  const bool rotary = !m.learnedPositions && m.relativeBuckets == 0;
+  if (rotary) {
+    const double qk = (m.attentionWidth() + static_cast<double>(m.kvHeads) * m.headDim()) / tp;
+    e.bytesPerToken += (10 * v - 2 * v) * qk;
+    e.kernels += 10;
+  }
+  return e;
+}
+
 }  // namespace
 
 bool unalignedVocabulary(const ModelCard& m, const TrainConfig& c) {
@@ -142,7 +176,10 @@ std::vector<Gemm> backwardGemms(const std::vector<Gemm>& forward) {
 LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& cluster) {
   const double peak = peakFlops(cluster, c.precision), layerPeak = layerGemmPeakFlops(cluster, c.precision);
   const double memoryBandwidth = cluster.gpu.memoryBandwidthGBps * 1e9 * cluster.gpu.memoryEfficiency;
-  const KernelCounts kernels = kernelCounts(c.execution, c.flashAttention);
+  KernelCounts kernels = kernelCounts(c.execution, c.flashAttention);
+  const EagerExtra eagerExtra = eagerNormsAndRotary(m, c);
+  kernels.forward += eagerExtra.kernels;
+  kernels.backward += 2 * eagerExtra.kernels;
   LayerTimes t;
   if (m.architecture == Architecture::Given) {
     // A model given by its FLOPs: the whole model as one "layer", at the card's measured fraction
@@ -194,7 +231,8 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   TrainConfig stored = c;
   stored.recompute = Recompute::None;
   stored.flashAttention = true;
-  const double elementwise = kernels.elementwiseTraffic * 2 * activationBytesPerLayer(m, stored) / memoryBandwidth;
+  const double elementwise =
+      (kernels.elementwiseTraffic * 2 * activationBytesPerLayer(m, stored) + eagerExtra.bytesPerToken * tokens) / memoryBandwidth;
   // Eager PyTorch under autocast keeps fp32 weights: each forward casts them to bf16 (4 bytes read,
   // 2 written) and each backward casts their bf16 gradients to fp32 (2 read, 4 written). Sharded
   // weights (ZeRO-3, FSDP) are cast on the shard before the gather: a 1/dp share, left out.

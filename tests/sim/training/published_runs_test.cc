@@ -85,10 +85,11 @@ bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") 
 // rows priced since: 6 of the 14 T5-11B rows of the FSDP paper (the other 8 predicted 15-17% slow),
 // MLPerf's two FP8 rows, none of MT-NLG's three and BLOOM's three (2021-22 Megatron-DeepSpeed),
 // and llm.c's fp32 build (TF32, one A100: -1.3%, priced since fp32 activations are sized as fp32):
-// docs/training.md. Since 2026-12-02, 9 of the 12 LLaMA-2 FSDP/HSDP rows of the PyTorch/IBM FSDP
-// blog and the fms-fsdp README: all 8 on A100s, and the H100's 70B (its 7B, 13B and 34B are
-// predicted 16-36% fast).
-constexpr int kOtherRowsWithinFifteenPercent = 100;
+// docs/training.md. Since 2026-12-02, 11 of the 12 LLaMA-2 FSDP/HSDP rows of the PyTorch/IBM FSDP
+// blog and the fms-fsdp README (the H100's 7B is predicted 18.5% fast), and 3 of the 14 T5-11B
+// rows, not 6, since eager RMSNorm is priced as the operators it runs (the other 11 predicted
+// 15.4-17.8% slow).
+constexpr int kOtherRowsWithinFifteenPercent = 99;
 constexpr int kPreHopperRowsWithinFifteenPercent = 5;
 
 struct Prediction {
@@ -335,22 +336,24 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_GE(withinFifteen - preHopperWithinFifteen, kOtherRowsWithinFifteenPercent);
   EXPECT_GE(preHopperWithinFifteen, kPreHopperRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
-  EXPECT_LE(results::median(bySplit["holdout"]), 8.0);  // 7.8% (7.5% before the FSDP blog's rows, 6.7% before T5, MT-NLG and BLOOM)
-  // Outside that table the held-out median is 7.2%: 6.9% before the FSDP blog's rows, 5.7% before
-  // the T5, MT-NLG and BLOOM rows were priced (every row priced before is predicted as it was), 5.4%
-  // before the V100, PTD-P 175B and one-layer rows, 6.0% before the eager step was measured.
+  EXPECT_LE(results::median(bySplit["holdout"]), 8.0);  // 7.5%, as before the FSDP blog's rows (6.7% before T5, MT-NLG and BLOOM)
+  // Outside that table the held-out median is 7.0%: 6.9% before the FSDP blog's rows, 5.7% before
+  // the T5, MT-NLG and BLOOM rows were priced, 5.4% before the V100, PTD-P 175B and one-layer rows,
+  // 6.0% before the eager step was measured.
   std::vector<double> otherHeldOut, v100HeldOut;
   for (const Prediction& p : rows) {
     if (p.split == "holdout" && !p.preHopperSoftware) otherHeldOut.push_back(std::abs(100 * p.error()));
     if (p.split == "holdout" && startsWith(p.id, "meg19")) v100HeldOut.push_back(std::abs(100 * p.error()));
   }
-  EXPECT_LE(results::median(otherHeldOut), 7.3);
+  EXPECT_LE(results::median(otherHeldOut), 7.0);
   // LLaMA-2 7B-70B under PyTorch FSDP (HYBRID_SHARD for 7B and 13B, FULL_SHARD with activation
   // checkpointing for 34B and 70B), eager, on 128 A100s with 400 Gb/s between nodes and 96 H100s
   // with 800 Gb/s (the PyTorch/IBM blog, 2024; the fms-fsdp README's A100 rows), priced with
   // presets written from what the blog states (a100-400g, h100-800g) and nothing fitted on them:
-  // the A100 rows within 15% (median 8.3%); on H100s the blog's own profiles show the network
-  // exposed (its "10% gap"), which the model hides behind compute, and its 7B-34B miss.
+  // the A100 rows within 15% (median 7.7%), the H100's median 10.6% (its 7B +18.5%: the blog's own
+  // profiles show the network exposed, its "10% gap", which the model hides behind compute).
+  // Without eager RMSNorm and rotary priced as their operators, the A100 median is 8.3% and the
+  // H100's 22.7%: the check can fail.
   std::vector<double> fsdpBlogA100, fsdpBlogH100;
   for (const Prediction& p : rows) {
     if (!startsWith(p.id, "fsdpblog24-") && !startsWith(p.id, "fmsfsdp-")) continue;
@@ -359,8 +362,8 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   ASSERT_EQ(fsdpBlogA100.size(), 8u);
   ASSERT_EQ(fsdpBlogH100.size(), 4u);
   EXPECT_LE(*std::max_element(fsdpBlogA100.begin(), fsdpBlogA100.end()), 15.0);
-  EXPECT_LE(results::median(fsdpBlogA100), 10.0);
-  EXPECT_LE(results::median(fsdpBlogH100), 23.0);
+  EXPECT_LE(results::median(fsdpBlogA100), 8.0);
+  EXPECT_LE(results::median(fsdpBlogH100), 11.0);
   // Megatron-LM 2019 on DGX-2H V100s: the one-GPU row sets the V100's GEMM plateau (fit); the
   // tensor- and data-parallel scaling rows are held out: median 7.2% over 13, the 8.3B model on
   // 512 GPUs within 6%; the 1.2B model's strong scaling to 4 and 8 GPUs misses (+35%, +60%).

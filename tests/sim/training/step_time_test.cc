@@ -102,6 +102,41 @@ TEST(StepTime, UnalignedVocabularyGemmsTakeTheGpusSlowdown) {
   EXPECT_NEAR(paddedTimes.logitsForward, plain.logitsForward * 50304 / 50257, plain.logitsForward * 1e-3);
 }
 
+TEST(StepTime, EagerRmsNormAndRotaryMoveWhatTheirOperatorsMove) {
+  // LLaMA's RMSNorm and rotary embedding, eager: the bytes Hugging Face's operators move beyond a
+  // fused kernel's (per token and layer, 16-bit: 32 an element of each norm's input, 16 of Q and
+  // K; fp32: 20 and 32) and their kernels (7 a norm, 5 for each of Q and K). A GPT block has
+  // neither; fused execution runs them as one kernel each.
+  const results::Json llamaJson = {{"model_type", "llama"},        {"hidden_size", 4096},   {"num_hidden_layers", 4},
+                                   {"num_attention_heads", 32},    {"num_key_value_heads", 8}, {"intermediate_size", 11008},
+                                   {"vocab_size", 32000},          {"max_position_embeddings", 4096}};
+  const ModelCard llama = modelFromJson(llamaJson, "test", "llama"), gptBlock = gpt(4096, 4, 32);
+  const Cluster gpu = nodes("dgx-a100", 1);
+  for (Precision precision : {Precision::Mixed, Precision::Fp32}) {
+    TrainConfig fused = config(1, 1, 1024);
+    fused.precision = precision;
+    fused.sharding = StateSharding::Everything;  // no weight casts, so the difference is the element-wise work
+    TrainConfig eager = fused;
+    eager.execution = Execution::Eager;
+    const double tokens = 1024, h = 4096, qk = 4096 + 8 * 128;
+    const double normBytes = precision == Precision::Mixed ? 32 : 20, ropeBytes = precision == Precision::Mixed ? 16 : 32;
+    const LayerTimes e = layerTimes(llama, eager, gpu), f = layerTimes(llama, fused, gpu);
+    EXPECT_NEAR(e.forwardMemoryBytes - 1.3 * f.forwardMemoryBytes, tokens * (2 * normBytes * h + ropeBytes * qk), 1e-6 * e.forwardMemoryBytes);
+    EXPECT_EQ(e.forwardKernels - layerTimes(gptBlock, eager, gpu).forwardKernels, 2 * 7 + 10);
+    EXPECT_EQ(e.backwardKernels - layerTimes(gptBlock, eager, gpu).backwardKernels, 2 * (2 * 7 + 10));
+    EXPECT_EQ(f.forwardKernels, layerTimes(gptBlock, fused, gpu).forwardKernels);
+    const LayerTimes ge = layerTimes(gptBlock, eager, gpu), gf = layerTimes(gptBlock, fused, gpu);
+    EXPECT_NEAR(ge.forwardMemoryBytes, 1.3 * gf.forwardMemoryBytes, 1e-9 * ge.forwardMemoryBytes);
+  }
+  // T5's norms are RMSNorms too; its positions are relative biases, not rotary.
+  TrainConfig t5Eager = config(1, 1, 512), t5Fused = t5Eager;
+  t5Eager.execution = Execution::Eager;
+  t5Eager.sharding = t5Fused.sharding = StateSharding::Everything;
+  const ModelCard t5 = loadModel("t5-11b");
+  const LayerTimes e = layerTimes(t5, t5Eager, gpu), f = layerTimes(t5, t5Fused, gpu);
+  EXPECT_NEAR(e.forwardMemoryBytes - 1.3 * f.forwardMemoryBytes, 512 * (2 + t5.crossAttentionShare()) * 32 * 1024, 1e-6 * e.forwardMemoryBytes);
+}
+
 TEST(StepTime, BatchArithmetic) {
   const ModelCard m = loadModel("llama2-7b");
   const Cluster c8 = nodes("dgx-a100", 1);
