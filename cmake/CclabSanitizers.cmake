@@ -51,6 +51,13 @@ if(NOT CCLAB_SANITIZE STREQUAL "")
   if("undefined" IN_LIST CCLAB_SANITIZERS)
     list(APPEND CCLAB_SANITIZE_FLAGS -fno-sanitize-recover=undefined)
   endif()
+  # ASan at -O1 (after the build type's -O2, it wins), as the AddressSanitizer documentation runs
+  # it: a heavy test source compiles a third faster (timeline_test.cc: 19.9 s against 29.9 s at
+  # -O2), and the ASan build is the longest part of CI (24:28 of a fresh clone's 82:29 on
+  # 2026-12-02).
+  if("address" IN_LIST CCLAB_SANITIZERS)
+    list(APPEND CCLAB_SANITIZE_FLAGS -O1)
+  endif()
 
   # Directory scope: every target below the top-level directory, C++ sources only (not nvcc's).
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${CCLAB_SANITIZE_FLAGS}>")
