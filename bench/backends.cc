@@ -36,6 +36,25 @@ HostClockTiming& hostClock() {
   return timing;
 }
 
+// cclab's host copies in the pieces --host-copy-piece gives, or where not given the ones this
+// machine's description measured (HostDevice's default without one); says which, for the header.
+std::string applyCopyPiece(const Options& options) {
+  CopyPiece piece;
+  if (options.hostCopyPieceBytes) {
+    piece.bytes = *options.hostCopyPieceBytes;
+  } else {
+    try {
+      piece = describedCopyPiece(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
+    } catch (const InputError&) {
+      if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
+    }
+  }
+  hostDevice().setCopyPieceBytes(piece.bytes);
+  std::string text = piece.bytes > 0 ? fmt::format("host copies in {} pieces", describeBytes(piece.bytes)) : "host copies in one memcpy";
+  if (!piece.describedBy.empty()) text += fmt::format(" (as {} measured)", piece.describedBy);
+  return text;
+}
+
 // The MPI library's own collectives.
 class MpiBackend final : public Backend {
  public:
@@ -55,7 +74,8 @@ class HostAlgorithmBackend final : public Backend {
  public:
   HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms, std::unique_ptr<ShmSegment> segment,
                        std::unique_ptr<Transport> transport, std::string_view over, SingleCopy singleCopy = {})
-      : Backend(std::string(kOwnBackend), fmt::format("cclab {} {}, {} chunks", algorithms.label, over, describeBytes(o.chunkBytes))),
+      : Backend(std::string(kOwnBackend), fmt::format("cclab {} {}, {} chunks, {}", algorithms.label, over, describeBytes(o.chunkBytes),
+                                                      applyCopyPiece(o))),
         singleCopy_(singleCopy),
         segment_(std::move(segment)),
         transport_(std::move(transport)),
@@ -68,6 +88,7 @@ class HostAlgorithmBackend final : public Backend {
   Timing& timing() override { return hostClock(); }
   void describe(results::RunInfo& run) const override {
     run.config[results::kTransportKey] = segment_ ? "shm" : "mpi";
+    run.config[results::kHostCopyPieceKey] = hostDevice().copyPieceBytes();
     if (segment_) {
       run.config[results::kShmSingleCopyKey] = singleCopy_.bytes;
       run.config[results::kShmSingleCopyRootedKey] = singleCopy_.rootedBytes;

@@ -13,6 +13,7 @@
 #include "collectives/algorithms/algorithms.h"
 #include "sim/predictor.h"
 #include "collectives/context.h"
+#include "collectives/device.h"
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
 
@@ -112,6 +113,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
                  "the same for rooted calls (broadcast, reduce, gather, scatter), whose root's next send waits for a one-copy "
                  "send's receiver (default: --shm-single-copy's value where it is given, else the description's "
                  "intra_node.single_copy_rooted_bytes)");
+  std::string hostCopyPiece;
+  app.add_option("--host-copy-piece", hostCopyPiece,
+                 fmt::format("cclab on the CPU: its own copies of host memory (a rank's local copies) go in memcpy calls this large; "
+                             "0: one call a copy (default: what this machine's description measured, its intra_node.copy_piece_bytes; "
+                             "{} where it gives none)",
+                             describeBytes(HostDevice::kDefaultCopyPieceBytes)));
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
                                                describeBytes(kDefaultCudaChunkBytes)));
   app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();
@@ -164,6 +171,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   if (app.count("--shm-single-copy-rooted") > 0) {
     if (o.transport == "mpi") throw InputError("--shm-single-copy-rooted: only with --transport shm or auto");
     o.shmSingleCopyRootedBytes = parseSize(singleCopyRooted, "--shm-single-copy-rooted");
+  }
+  if (app.count("--host-copy-piece") > 0) {
+    if (!uses("cclab") || o.device != "cpu") throw InputError("--host-copy-piece: it sets cclab's copies on the CPU: use --backend cclab without --device cuda");
+    o.hostCopyPieceBytes = parseSize(hostCopyPiece, "--host-copy-piece");
   }
   // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
   // chunks by default there.

@@ -48,6 +48,10 @@ struct Options {
   // (docs/performance.md, "Every message through the slots" and "A second machine").
   std::optional<std::size_t> shmSingleCopyBytes;
   std::optional<std::size_t> shmSingleCopyRootedBytes;  // --shm-single-copy-rooted
+  // --host-copy-piece: cclab's own copies of host memory in memcpy calls of this many bytes (0: one
+  // a copy). Not given: this machine's description's intra_node.copy_piece_bytes (bench/backends.cc),
+  // else HostDevice's default.
+  std::optional<std::size_t> hostCopyPieceBytes;
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
   double minTimeS = 0;  // --min_time: time at least this long a loop, with more iterations than -n where needed

@@ -74,6 +74,13 @@ SingleCopy describedSingleCopy(const std::string& clusterOption, const std::stri
   return {bytes, rooted, bytes > 0 || rooted > 0 ? machine.cluster.name : std::string()};
 }
 
+CopyPiece describedCopyPiece(const std::string& clusterOption, const std::string& device, int cpuCores) {
+  const TuningCluster machine = tuningCluster(clusterOption, device, cpuCores, false, "shm");
+  const double bytes = machine.cluster.intra.copyPieceBytes;
+  if (bytes == static_cast<double>(HostDevice::kDefaultCopyPieceBytes)) return {};
+  return {static_cast<std::size_t>(bytes), machine.cluster.name};
+}
+
 SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice)
     : cluster_(reshaped(cluster, ranks, ranksPerHost)),
       predictor_(cluster_),

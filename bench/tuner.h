@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "collectives/communicator.h"
+#include "collectives/device.h"
 #include "sim/cluster.h"
 #include "sim/predictor.h"
 
@@ -41,6 +42,15 @@ struct SingleCopy {
   std::string describedBy;      // the cluster description's name; empty for flags' values
 };
 SingleCopy describedSingleCopy(const std::string& clusterOption, const std::string& device, int cpuCores);
+
+// The pieces cclab's own host copies go in (HostDevice::copy; 0: one memcpy a copy) as the same
+// description gives them (intra_node.copy_piece_bytes, HostDevice's default where it gives none),
+// and its name: what `ccbench --host-copy-piece` defaults to.
+struct CopyPiece {
+  std::size_t bytes = HostDevice::kDefaultCopyPieceBytes;
+  std::string describedBy;  // the cluster description's name where it gives the size; else empty
+};
+CopyPiece describedCopyPiece(const std::string& clusterOption, const std::string& device, int cpuCores);
 
 class SimulatorChooser final : public AlgorithmChooser {
  public:

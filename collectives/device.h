@@ -23,11 +23,26 @@ class Device {
 
 class HostDevice final : public Device {
  public:
+  // Large copies go in memcpy calls of this many bytes, as Open MPI's datatype engine copies (128
+  // KiB): one memcpy of many MiB takes glibc's non-temporal-store path, which on the Zen 5 host of
+  // docs/performance.md copies 32-256 MiB about 1.2x slower than cached stores, and on the Intel
+  // Xeon host about 1.6x faster (benchmarks/reduce_kernels_bench: copy/256M against
+  // host_copy/256M). So it is the machine's to describe (a cluster description's
+  // intra_node.copy_piece_bytes, which ccbench applies); 0: one memcpy a copy.
+  static constexpr std::size_t kDefaultCopyPieceBytes = 128 * 1024;
+
+  explicit HostDevice(std::size_t copyPieceBytes = kDefaultCopyPieceBytes) : copyPieceBytes_(copyPieceBytes) {}
+  void setCopyPieceBytes(std::size_t bytes) { copyPieceBytes_ = bytes; }
+  std::size_t copyPieceBytes() const { return copyPieceBytes_; }
+
   void* allocate(std::size_t bytes) override;
   void release(void* ptr) override;
   void copy(void* dst, const void* src, std::size_t bytes) override;
   void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) override;
   void divide(void* buf, std::size_t count, DataType dtype, int divisor) override;
+
+ private:
+  std::size_t copyPieceBytes_;
 };
 
 }  // namespace cclab

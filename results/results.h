@@ -104,6 +104,9 @@ int emulatedRanksPerNode(const RunInfo& run);
 inline constexpr const char* kTransportKey = "transport";
 inline constexpr const char* kShmSingleCopyKey = "shm_single_copy_bytes";
 inline constexpr const char* kShmSingleCopyRootedKey = "shm_single_copy_rooted_bytes";
+// The pieces cclab's own copies of host memory went in (HostDevice: a rank's local copies; 0: one
+// memcpy a copy), recorded by ccbench's cclab backend on the CPU, over either transport.
+inline constexpr const char* kHostCopyPieceKey = "host_copy_piece_bytes";
 // The copies a message takes on that transport: 2 over "shm" (into the shared slots, out of them;
 // from cclabSingleCopyBytes up, 1), 1 over "mpi" (Open MPI's shared-memory transport: the receiver
 // copies through CMA); 0 where the run recorded no transport.

@@ -126,6 +126,10 @@ IntraNode readIntra(const JsonReader& in) {
     intra.waitingRanksYield = in.get<bool>("waiting_ranks_yield", false);
     intra.singleCopyBytes = in.positive("single_copy_bytes", 0.0, true);
     intra.singleCopyRootedBytes = in.positive("single_copy_rooted_bytes", intra.singleCopyBytes, true);
+    intra.copyPieceBytes = in.positive("copy_piece_bytes", intra.copyPieceBytes, true);
+    if (intra.copyPieceBytes > 0x1p40 || intra.copyPieceBytes != std::floor(intra.copyPieceBytes)) {
+      in.fail("copy_piece_bytes", "must be a whole number of bytes up to 1 TiB");
+    }
     if (in.has("caches")) {
       for (std::size_t i = 0; i < in.array("caches").size(); ++i) {
         const JsonReader level = in.element("caches", i);
@@ -295,6 +299,9 @@ Json toJson(const Cluster& cluster) {
     }
     if (cluster.intra.singleCopyRootedBytes != cluster.intra.singleCopyBytes || intra.contains("single_copy_rooted_bytes")) {
       intra["single_copy_rooted_bytes"] = static_cast<std::int64_t>(cluster.intra.singleCopyRootedBytes);
+    }
+    if (cluster.intra.copyPieceBytes != static_cast<double>(HostDevice::kDefaultCopyPieceBytes) || intra.contains("copy_piece_bytes")) {
+      intra["copy_piece_bytes"] = static_cast<std::int64_t>(cluster.intra.copyPieceBytes);
     }
     if (cluster.intra.waitingRanksYield) intra["waiting_ranks_yield"] = true;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {

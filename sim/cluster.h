@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "results/results.h"
+#include "collectives/device.h"
 #include "collectives/vocabulary.h"
 
 namespace cclab::sim {
@@ -102,6 +103,13 @@ struct IntraNode {
   // same as single_copy_bytes; results config `shm_single_copy_rooted_bytes`).
   double singleCopyBytes = 0;
   double singleCopyRootedBytes = 0;
+  // Shared memory: the pieces a rank's own copies of host memory go in (HostDevice's memcpy calls:
+  // the algorithms' local copies, a broadcast root's input to its output); 0: one memcpy a copy.
+  // Measured per machine (reduce_kernels_bench's copy/256M against host_copy/256M, then ccbench): it
+  // is what `ccbench --host-copy-piece` defaults to on the machine this description matches.
+  // Absent: HostDevice's default, 128 KiB. The simulator does not price it apart: the fitted
+  // bandwidths of a calibration measured with it carry it.
+  double copyPieceBytes = static_cast<double>(HostDevice::kDefaultCopyPieceBytes);
   // Shared memory: whether ranks waiting for a message give up their cores (cclab's shared-memory
   // transport yields at once when ranks outnumber cores; Open MPI spins in its progress loop), so
   // a step loads the cores with the ranks working in it (Transfer::busyCopiers), not all of them,

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "collectives/algorithms/algorithms.h"
 #include "bench/tuner.h"
@@ -227,6 +228,8 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce --transport shm", "--transport shm: it carries cclab's algorithms on the CPU"},
       {"all_reduce --backend cclab --transport mpi --shm-single-copy 1K", "--shm-single-copy: only with --transport shm or auto"},
       {"all_reduce --backend cclab --transport shm --shm-single-copy lots", "--shm-single-copy 'lots' is not a size"},
+      {"all_reduce --backend mpi --host-copy-piece 0", "--host-copy-piece: it sets cclab's copies on the CPU"},
+      {"all_reduce --backend cclab --host-copy-piece big", "--host-copy-piece 'big' is not a size"},
       {"", "missing the collective"},
   };
   for (const auto& [args, message] : cases) {
@@ -319,6 +322,18 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   EXPECT_NE(rooted.out.find("one copy from 1 KiB (rooted calls from 2 MiB)"), std::string::npos) << rooted.out;
   EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::AllReduce), 1024);
   EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::Broadcast), 2 * 1024 * 1024);
+  // The pieces of its own host copies: the description's where not given, the flag's where given.
+  EXPECT_EQ(file.file.run.config.at(results::kHostCopyPieceKey),
+            bench::describedCopyPiece("", file.file.run.cpuModel, file.file.run.cpuCores).bytes);
+  for (const auto& [flag, bytes, header] : {std::tuple{"0", 0, "host copies in one memcpy"}, std::tuple{"3K", 3072, "host copies in 3 KiB pieces"}}) {
+    const Outcome pieces = ccbench(2, std::string("all_gather --backend cclab --host-copy-piece ") + flag + " -b 1M -e 1M -n 1 -w 0 -J " + json);
+    ASSERT_EQ(pieces.exitCode, 0) << pieces.err;
+    EXPECT_NE(pieces.out.find(header), std::string::npos) << pieces.out;
+    const results::Import piecesFile = results::readResults(json);
+    EXPECT_EQ(piecesFile.file.run.config.at(results::kHostCopyPieceKey), bytes) << flag;
+    ASSERT_FALSE(piecesFile.file.rows.empty());
+    for (const results::Row& row : piecesFile.file.rows) EXPECT_EQ(row.wrong, 0) << flag;
+  }
   const Outcome overMpi = ccbench(2, "all_reduce --backend cclab --transport mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(overMpi.exitCode, 0) << overMpi.err;
   const results::RunInfo mpiRun = results::readResults(json).file.run;

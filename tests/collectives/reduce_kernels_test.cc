@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "collectives/device.h"
 #include "collectives/typed.h"
 
 namespace cclab {
@@ -109,6 +111,26 @@ TEST(ReduceKernels, DivideFinishesAvg) {
   std::vector<Half> h = {toHalf(6.0f)};
   divideHost(h.data(), 1, DataType::Half, 4);
   EXPECT_EQ(toFloat(h[0]), 1.5f);
+}
+
+// HostDevice copies in memcpy calls of its piece size (a machine's description sets it): every
+// byte arrives whatever the piece, odd ones and one the whole copy (0) included.
+TEST(HostDevice, CopiesEveryByteInAnyPieceSize) {
+  std::vector<unsigned char> from(100003), to(from.size());
+  for (std::size_t i = 0; i < from.size(); ++i) from[i] = static_cast<unsigned char>(i * 131 + 7);
+  for (std::size_t piece : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{4096}, HostDevice::kDefaultCopyPieceBytes,
+                            std::size_t{1} << 30}) {
+    HostDevice host(piece);
+    EXPECT_EQ(host.copyPieceBytes(), piece);
+    std::fill(to.begin(), to.end(), 0);
+    host.copy(to.data(), from.data(), from.size() - 1);
+    EXPECT_TRUE(std::equal(from.begin(), from.end() - 1, to.begin())) << "piece " << piece;
+    EXPECT_EQ(to.back(), 0) << "piece " << piece << ": wrote past the copy";
+  }
+  HostDevice host;
+  EXPECT_EQ(host.copyPieceBytes(), HostDevice::kDefaultCopyPieceBytes);
+  host.setCopyPieceBytes(0);
+  EXPECT_EQ(host.copyPieceBytes(), 0u);
 }
 
 }  // namespace

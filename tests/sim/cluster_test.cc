@@ -151,6 +151,32 @@ TEST(Cluster, ReadsTheSingleCopyThresholdOfSharedMemory) {
   EXPECT_EQ(loadCluster("cpu-2core-intel-xeon").intra.singleCopyRootedBytes, 512 * 1024);
 }
 
+// Shared memory: the pieces a rank's own host copies go in (what ccbench's --host-copy-piece
+// defaults to there): absent is HostDevice's default; 0 is one memcpy a copy; written back.
+TEST(Cluster, ReadsTheHostCopyPieceOfSharedMemory) {
+  Json j = minimal();
+  j["nodes"] = 1;
+  j.erase("nics");
+  j["intra_node"] = Json::parse(R"({"kind": "shared_memory", "cores": 2, "bandwidth_gbps": 10, "latency_us": 1, "source": "s"})");
+  const fs::path path = fs::temp_directory_path() / ("cclab_cluster_test_piece_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << j.dump();
+  EXPECT_EQ(loadCluster(path.string()).intra.copyPieceBytes, 128 * 1024);
+  EXPECT_FALSE(toJson(loadCluster(path.string()))["intra_node"].contains("copy_piece_bytes"));
+  j["intra_node"]["copy_piece_bytes"] = 0;
+  j["intra_node"]["copy_piece_source"] = "an A/B";
+  std::ofstream(path) << j.dump();
+  EXPECT_EQ(loadCluster(path.string()).intra.copyPieceBytes, 0);
+  EXPECT_EQ(toJson(loadCluster(path.string()))["intra_node"]["copy_piece_bytes"], 0);
+  j["intra_node"]["copy_piece_bytes"] = 65536;
+  std::ofstream(path) << j.dump();
+  EXPECT_EQ(loadCluster(path.string()).intra.copyPieceBytes, 65536);
+  fs::remove(path);
+  for (const Json& bad : {Json(-1), Json(1.5), Json(1e13), Json("big")}) {
+    j["intra_node"]["copy_piece_bytes"] = bad;
+    EXPECT_NE(errorFor(j.dump()).find("intra_node.copy_piece_bytes:"), std::string::npos) << bad << ": " << errorFor(j.dump());
+  }
+}
+
 TEST(Cluster, UnknownPresetListsThePresets) {
   try {
     loadCluster("dgx-z900");
