@@ -118,6 +118,9 @@ double cclabSingleCopyBytes(const RunInfo& run, Collective collective);
 // Whether cclab's ranks gave up their cores while they waited: over "shm", whose ranks yield at
 // once when they outnumber the cores (Open MPI's spin in its progress loop first).
 bool cclabWaitingRanksYield(const RunInfo& run);
+// The pieces cclab's own host copies went in (config host_copy_piece_bytes; 0: one memcpy a
+// copy); -1 where the run did not record them (ccbench before it did, or no cclab on the CPU).
+double cclabHostCopyPieceBytes(const RunInfo& run);
 
 struct ResultsFile {
   RunInfo run;

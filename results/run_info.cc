@@ -84,6 +84,12 @@ double cclabSingleCopyBytes(const RunInfo& run, Collective collective) {
 
 bool cclabWaitingRanksYield(const RunInfo& run) { return cclabTransport(run) == "shm"; }
 
+double cclabHostCopyPieceBytes(const RunInfo& run) {
+  if (cclabTransport(run).empty()) return -1;
+  const auto piece = run.config.find(kHostCopyPieceKey);
+  return piece != run.config.end() && piece->is_number() && piece->get<double>() >= 0 ? piece->get<double>() : -1;
+}
+
 int emulatedRanksPerNode(const RunInfo& run) {
   if (run.tool != "ccbench" || !run.config.is_object()) return 0;
   const auto it = run.config.find(kRanksPerNodeKey);

@@ -470,8 +470,9 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
   if (base.intra.kind == FabricKind::SharedMemory) {
     std::set<int> copies;
     std::set<bool> yields;
-    std::set<double> singleCopies, rootedSingleCopies;
+    std::set<double> singleCopies, rootedSingleCopies, copyPieces;
     for (const Measurement& m : rows) {
+      if (m.hostCopyPieceBytes >= 0) copyPieces.insert(m.hostCopyPieceBytes);
       if (m.copiesPerMessage > 0) {
         copies.insert(m.copiesPerMessage);
         yields.insert(m.waitingRanksYield);
@@ -484,6 +485,9 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
     // rooted calls' apart (IntraNode::singleCopyRootedBytes).
     if (copies.size() == 1 && singleCopies.size() == 1) base.intra.singleCopyBytes = *singleCopies.begin();
     if (copies.size() == 1 && rootedSingleCopies.size() == 1) base.intra.singleCopyRootedBytes = *rootedSingleCopies.begin();
+    // So do the pieces their host copies went in, where every run that recorded them agrees:
+    // the fitted bandwidths carry them (IntraNode::copyPieceBytes).
+    if (copyPieces.size() == 1) base.intra.copyPieceBytes = *copyPieces.begin();
   }
   report.copyFit = fitCopies(described, rows);
   if (report.copyFit.pairs > 0) {

@@ -47,19 +47,22 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths,
       if (row.sizeBytes == 0) continue;
       all.push_back(Measurement{row, std::min(nodes, std::max(1, row.nranks)), std::min(perDevice, std::max(1, row.nranks)),
                                 emulatedPerNode, row.backend == kOwnBackend ? copies : 0, row.backend == kOwnBackend && yield, path});
-      if (row.backend == kOwnBackend) all.back().singleCopyBytes = results::cclabSingleCopyBytes(imported.file.run, row.collective);
+      if (row.backend == kOwnBackend) {
+        all.back().singleCopyBytes = results::cclabSingleCopyBytes(imported.file.run, row.collective);
+        all.back().hostCopyPieceBytes = results::cclabHostCopyPieceBytes(imported.file.run);
+      }
     }
   }
   return mergeRepeats(all, launches);
 }
 
 std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows, Launches launches) {
-  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int, bool, double>;
+  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int, bool, double, double>;
   auto keyOf = [](const Measurement& m) {
     const results::Row& r = m.row;
     return Key{r.backend, r.algo, static_cast<int>(r.collective), static_cast<int>(r.dtype), r.op ? static_cast<int>(*r.op) : -1,
                r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, m.copiesPerMessage,
-               m.waitingRanksYield, m.singleCopyBytes};  // the transport
+               m.waitingRanksYield, m.singleCopyBytes, m.hostCopyPieceBytes};  // the transport, the host copies
   };
   std::map<Key, std::vector<const Measurement*>> same;
   std::vector<Key> order;

@@ -331,6 +331,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
     EXPECT_NE(pieces.out.find(header), std::string::npos) << pieces.out;
     const results::Import piecesFile = results::readResults(json);
     EXPECT_EQ(piecesFile.file.run.config.at(results::kHostCopyPieceKey), bytes) << flag;
+    EXPECT_EQ(results::cclabHostCopyPieceBytes(piecesFile.file.run), bytes) << flag;
     ASSERT_FALSE(piecesFile.file.rows.empty());
     for (const results::Row& row : piecesFile.file.rows) EXPECT_EQ(row.wrong, 0) << flag;
   }
@@ -345,6 +346,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   const Outcome libraryOnly = ccbench(2, "all_reduce --backend mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(libraryOnly.exitCode, 0) << libraryOnly.err;
   EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 0);  // no cclab: no transport
+  EXPECT_EQ(results::cclabHostCopyPieceBytes(results::readResults(json).file.run), -1);  // nor its copies
 }
 
 // --transport auto (the default): shared memory when every rank runs on one host, MPI

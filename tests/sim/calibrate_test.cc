@@ -300,6 +300,20 @@ TEST(Calibrate, MessagesFromTheSingleCopyThresholdUpTakeOneCopy) {
   EXPECT_EQ(calibrate(described, rows).fitted.intra.singleCopyBytes, 4096);
 }
 
+// The pieces cclab's host copies went in: the description's where no run recorded them, else
+// the runs' where they agree (their fitted bandwidths carry them), else the description's.
+TEST(Calibrate, TakesTheHostCopyPieceTheRunsRecorded) {
+  Cluster described = withCopies(2);
+  described.intra.copyPieceBytes = 4096;
+  std::vector<Measurement> rows = synthetic(described, Collective::AllReduce, "rd", {2, 4});
+  for (Measurement& m : rows) m.copiesPerMessage = 2;
+  EXPECT_EQ(calibrate(described, rows).fitted.intra.copyPieceBytes, 4096);  // unrecorded (-1)
+  for (Measurement& m : rows) m.hostCopyPieceBytes = 0;
+  EXPECT_EQ(calibrate(described, rows).fitted.intra.copyPieceBytes, 0);
+  rows.front().hostCopyPieceBytes = 131072;  // runs with two: the description's own
+  EXPECT_EQ(calibrate(described, rows).fitted.intra.copyPieceBytes, 4096);
+}
+
 // A rooted call's messages take the single copy from their own threshold (a one-copy send waits
 // for its receiver, and the root's next send for it): the simulator prices a broadcast by that
 // one, an all_reduce by the other, and calibrate takes each from the runs of its calls.
