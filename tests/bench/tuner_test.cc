@@ -282,5 +282,18 @@ TEST(Tuner, TheSingleCopyThresholdIsTheMachinesDescriptions) {
   EXPECT_THROW(describedSingleCopy("no-such-cluster", "", 2), InputError);
 }
 
+// ccbench's --host-copy-piece default: the pieces the machine's description measured.
+TEST(Tuner, TheHostCopyPieceIsTheMachinesDescriptions) {
+  const CopyPiece intel = describedCopyPiece("", "Intel(R) Xeon(R) Processor", 2);
+  EXPECT_EQ(intel.bytes, 0u);
+  EXPECT_EQ(intel.describedBy.rfind("cpu-2core-intel-xeon", 0), 0u) << intel.describedBy;
+  const CopyPiece amd = describedCopyPiece("", "AMD EPYC 7B13 64-Core Processor", 2);
+  EXPECT_EQ(amd.bytes, HostDevice::kDefaultCopyPieceBytes);
+  EXPECT_TRUE(amd.describedBy.empty());  // the default: the header need not name a description
+  EXPECT_EQ(describedCopyPiece("cpu-2core-intel-xeon", "AMD EPYC", 2).bytes, 0u);  // --cluster wins
+  EXPECT_EQ(describedCopyPiece("dgx-h100", "AMD EPYC", 2).bytes, HostDevice::kDefaultCopyPieceBytes);  // no shared memory
+  EXPECT_THROW(describedCopyPiece("no-such-cluster", "", 2), InputError);
+}
+
 }  // namespace
 }  // namespace cclab::bench

@@ -175,6 +175,9 @@ TEST(Cluster, ReadsTheHostCopyPieceOfSharedMemory) {
     j["intra_node"]["copy_piece_bytes"] = bad;
     EXPECT_NE(errorFor(j.dump()).find("intra_node.copy_piece_bytes:"), std::string::npos) << bad << ": " << errorFor(j.dump());
   }
+  // The two CPUs measured: 128 KiB pieces on the AMD EPYC VM, one memcpy on the Intel Xeon VM.
+  EXPECT_EQ(loadCluster("cpu-2core-amd-epyc").intra.copyPieceBytes, 128 * 1024);
+  EXPECT_EQ(loadCluster("cpu-2core-intel-xeon").intra.copyPieceBytes, 0);
 }
 
 TEST(Cluster, UnknownPresetListsThePresets) {

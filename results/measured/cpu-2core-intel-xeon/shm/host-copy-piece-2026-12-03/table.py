@@ -31,6 +31,7 @@ print('| collective, ranks | ' + ' | '.join(label(s) for s in sizes) + ' |')
 print('| --- ' * (len(sizes) + 1) + '|')
 below = {'128K': 0, '0': 0}
 cells = 0
+gains = []  # one memcpy's ratio over 128 KiB pieces', per cell
 for coll in ('broadcast', 'all_gather', 'alltoall'):
     for np in (2, 3, 4, 5):
         row = []
@@ -45,8 +46,11 @@ for coll in ('broadcast', 'all_gather', 'alltoall'):
                 cells += 1
                 below['128K'] += ma < 1.0
                 below['0'] += mb < 1.0
+                gains.append(mb / ma)
                 parts.append(f"{ma:.2f} → {mb:.2f}")
             row.append(' / '.join(parts))
         print(f"| {coll}, {np} | " + ' | '.join(row) + ' |')
-print(f"\ncells below 1.0: 128 KiB pieces {below['128K']} of {cells}, one memcpy {below['0']} of {cells}; "
+print(f"\none memcpy higher in {sum(g > 1 for g in gains)} of {cells} cells; its ratio over the pieces': median "
+      f"{statistics.median(gains):.2f}, {min(gains):.2f}-{max(gains):.2f}")
+print(f"cells below 1.0: 128 KiB pieces {below['128K']} of {cells}, one memcpy {below['0']} of {cells}; "
       f"rounds: {min(len(v) for v in ratios.values())}-{max(len(v) for v in ratios.values())}")
