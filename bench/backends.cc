@@ -36,19 +36,23 @@ HostClockTiming& hostClock() {
   return timing;
 }
 
+// What this machine's description says (`read`: tuner.h's describedSingleCopy or
+// describedCopyPiece), or T's defaults without descriptions to read (a tree without its models
+// folder): a run that asked for no description does not fail for want of one.
+template <typename T>
+T machineDescribed(const Options& options, T (*read)(const std::string&, const std::string&, int)) {
+  try {
+    return read(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
+  } catch (const InputError&) {
+    if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
+    return {};
+  }
+}
+
 // cclab's host copies in the pieces --host-copy-piece gives, or where not given the ones this
 // machine's description measured (HostDevice's default without one); says which, for the header.
 std::string applyCopyPiece(const Options& options) {
-  CopyPiece piece;
-  if (options.hostCopyPieceBytes) {
-    piece.bytes = *options.hostCopyPieceBytes;
-  } else {
-    try {
-      piece = describedCopyPiece(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
-    } catch (const InputError&) {
-      if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
-    }
-  }
+  const CopyPiece piece = options.hostCopyPieceBytes ? CopyPiece{*options.hostCopyPieceBytes, ""} : machineDescribed(options, describedCopyPiece);
   hostDevice().setCopyPieceBytes(piece.bytes);
   std::string text = piece.bytes > 0 ? fmt::format("host copies in {} pieces", describeBytes(piece.bytes)) : "host copies in one memcpy";
   if (!piece.describedBy.empty()) text += fmt::format(" (as {} measured)", piece.describedBy);
@@ -124,17 +128,10 @@ SingleCopy agreedSingleCopy(const SingleCopy& wanted, int rank, int ranks) {
 // The single-copy thresholds: --shm-single-copy (the rooted calls' too, unless
 // --shm-single-copy-rooted gives theirs), or where not given the ones this machine's description
 // measured. Every rank of the host reads the same files, so all reach the same values. Without
-// descriptions to read (a tree without its models folder) every message goes through the slots:
-// a run that asked for no description does not fail for want of one.
+// descriptions to read every message goes through the slots.
 SingleCopy machineSingleCopy(const Options& options) {
   SingleCopy described;
-  if (!options.shmSingleCopyBytes || !options.shmSingleCopyRootedBytes) {
-    try {
-      described = describedSingleCopy(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
-    } catch (const InputError&) {
-      if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
-    }
-  }
+  if (!options.shmSingleCopyBytes || !options.shmSingleCopyRootedBytes) described = machineDescribed(options, describedSingleCopy);
   if (!options.shmSingleCopyBytes && !options.shmSingleCopyRootedBytes) return described;
   SingleCopy chosen;
   chosen.bytes = options.shmSingleCopyBytes.value_or(described.bytes);

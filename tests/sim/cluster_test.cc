@@ -36,6 +36,15 @@ Json minimal() {
   })");
 }
 
+// A one-node description of shared memory between two cores, nothing else set.
+Json sharedMemoryMinimal() {
+  Json j = minimal();
+  j["nodes"] = 1;
+  j.erase("nics");
+  j["intra_node"] = Json::parse(R"({"kind": "shared_memory", "cores": 2, "bandwidth_gbps": 10, "latency_us": 1, "source": "s"})");
+  return j;
+}
+
 TEST(Cluster, EveryPresetLoads) {
   const std::vector<std::string> presets = presetNames();
   for (const char* expected : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-2h", "jean-zay-a100", "a100-400g", "h100-800g", "h100-pcie-8", "workstation-4x-a40", "ethernet-100g", "cpu-2core-amd-epyc",
@@ -121,10 +130,7 @@ TEST(Cluster, BadDescriptionsNameTheFieldAndProblem) {
 // Shared memory: the transport's single-copy threshold, measured per machine (what ccbench's
 // --shm-single-copy defaults to there): absent is 0 (every message through the slots).
 TEST(Cluster, ReadsTheSingleCopyThresholdOfSharedMemory) {
-  Json j = minimal();
-  j["nodes"] = 1;
-  j.erase("nics");
-  j["intra_node"] = Json::parse(R"({"kind": "shared_memory", "cores": 2, "bandwidth_gbps": 10, "latency_us": 1, "source": "s"})");
+  Json j = sharedMemoryMinimal();
   const fs::path path = fs::temp_directory_path() / ("cclab_cluster_test_shm_" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << j.dump();
   EXPECT_EQ(loadCluster(path.string()).intra.singleCopyBytes, 0);
@@ -154,23 +160,15 @@ TEST(Cluster, ReadsTheSingleCopyThresholdOfSharedMemory) {
 // Shared memory: the pieces a rank's own host copies go in (what ccbench's --host-copy-piece
 // defaults to there): absent is HostDevice's default; 0 is one memcpy a copy; written back.
 TEST(Cluster, ReadsTheHostCopyPieceOfSharedMemory) {
-  Json j = minimal();
-  j["nodes"] = 1;
-  j.erase("nics");
-  j["intra_node"] = Json::parse(R"({"kind": "shared_memory", "cores": 2, "bandwidth_gbps": 10, "latency_us": 1, "source": "s"})");
-  const fs::path path = fs::temp_directory_path() / ("cclab_cluster_test_piece_" + std::to_string(::getpid()) + ".json");
-  std::ofstream(path) << j.dump();
-  EXPECT_EQ(loadCluster(path.string()).intra.copyPieceBytes, 128 * 1024);
-  EXPECT_FALSE(toJson(loadCluster(path.string()))["intra_node"].contains("copy_piece_bytes"));
+  Json j = sharedMemoryMinimal();
+  EXPECT_EQ(clusterFromJson(j, "test").intra.copyPieceBytes, 128 * 1024);
+  EXPECT_FALSE(toJson(clusterFromJson(j, "test"))["intra_node"].contains("copy_piece_bytes"));
   j["intra_node"]["copy_piece_bytes"] = 0;
   j["intra_node"]["copy_piece_source"] = "an A/B";
-  std::ofstream(path) << j.dump();
-  EXPECT_EQ(loadCluster(path.string()).intra.copyPieceBytes, 0);
-  EXPECT_EQ(toJson(loadCluster(path.string()))["intra_node"]["copy_piece_bytes"], 0);
+  EXPECT_EQ(clusterFromJson(j, "test").intra.copyPieceBytes, 0);
+  EXPECT_EQ(toJson(clusterFromJson(j, "test"))["intra_node"]["copy_piece_bytes"], 0);
   j["intra_node"]["copy_piece_bytes"] = 65536;
-  std::ofstream(path) << j.dump();
-  EXPECT_EQ(loadCluster(path.string()).intra.copyPieceBytes, 65536);
-  fs::remove(path);
+  EXPECT_EQ(clusterFromJson(j, "test").intra.copyPieceBytes, 65536);
   for (const Json& bad : {Json(-1), Json(1.5), Json(1e13), Json("big")}) {
     j["intra_node"]["copy_piece_bytes"] = bad;
     EXPECT_NE(errorFor(j.dump()).find("intra_node.copy_piece_bytes:"), std::string::npos) << bad << ": " << errorFor(j.dump());
