@@ -54,9 +54,10 @@ T machineDescribed(const Options& options, T (*read)(const std::string&, const s
 std::string applyCopyPiece(const Options& options) {
   const CopyPiece piece = options.hostCopyPieceBytes ? CopyPiece{*options.hostCopyPieceBytes, ""} : machineDescribed(options, describedCopyPiece);
   hostDevice().setCopyPieceBytes(piece.bytes);
+  hostDevice().setSharedBuffers(options.sharedHostBuffers);
   std::string text = piece.bytes > 0 ? fmt::format("host copies in {} pieces", describeBytes(piece.bytes)) : "host copies in one memcpy";
   if (!piece.describedBy.empty()) text += fmt::format(" (as {} measured)", piece.describedBy);
-  return text;
+  return text + (options.sharedHostBuffers ? ", shared buffers" : ", private buffers");
 }
 
 // The MPI library's own collectives.
@@ -93,6 +94,7 @@ class HostAlgorithmBackend final : public Backend {
   void describe(results::RunInfo& run) const override {
     run.config[results::kTransportKey] = segment_ ? "shm" : "mpi";
     run.config[results::kHostCopyPieceKey] = hostDevice().copyPieceBytes();
+    run.config[results::kHostBuffersKey] = hostDevice().sharedBuffers() ? "shared" : "private";
     if (segment_) {
       run.config[results::kShmSingleCopyKey] = singleCopy_.bytes;
       run.config[results::kShmSingleCopyRootedKey] = singleCopy_.rootedBytes;

@@ -119,6 +119,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
                              "0: one call a copy (default: what this machine's description measured, its intra_node.copy_piece_bytes; "
                              "{} where it gives none)",
                              describeBytes(HostDevice::kDefaultCopyPieceBytes)));
+  std::string hostBuffers = "shared";
+  app.add_option("--host-buffers", hostBuffers,
+                 "cclab on the CPU: the run's host buffers in shared memory the other processes map and copy from with memcpy "
+                 "(shared), or in private memory they read with process_vm_readv, as a caller's own buffers are (private); both "
+                 "backends measure on the same buffers")
+      ->capture_default_str();
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
                                                describeBytes(kDefaultCudaChunkBytes)));
   app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();
@@ -175,6 +181,11 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   if (app.count("--host-copy-piece") > 0) {
     if (!uses("cclab") || o.device != "cpu") throw InputError("--host-copy-piece: it sets cclab's copies on the CPU: use --backend cclab without --device cuda");
     o.hostCopyPieceBytes = parseSize(hostCopyPiece, "--host-copy-piece");
+  }
+  if (app.count("--host-buffers") > 0) {
+    if (!uses("cclab") || o.device != "cpu") throw InputError("--host-buffers: it sets cclab's buffers on the CPU: use --backend cclab without --device cuda");
+    if (hostBuffers != "shared" && hostBuffers != "private") throw InputError(fmt::format("--host-buffers must be shared or private (got '{}')", hostBuffers));
+    o.sharedHostBuffers = hostBuffers == "shared";
   }
   // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
   // chunks by default there.

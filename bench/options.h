@@ -52,6 +52,10 @@ struct Options {
   // a copy). Not given: this machine's description's intra_node.copy_piece_bytes (bench/backends.cc),
   // else HostDevice's default.
   std::optional<std::size_t> hostCopyPieceBytes;
+  // --host-buffers: the run's host buffers (both backends measure on the same ones) in shared
+  // memory the other processes map (true, the default: cclab's single copies run at memcpy's rate),
+  // or private heap memory they read with process_vm_readv (as a caller's own buffers are).
+  bool sharedHostBuffers = true;
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
   double minTimeS = 0;  // --min_time: time at least this long a loop, with more iterations than -n where needed

@@ -1,13 +1,16 @@
 // One way through the shared-memory transport: a ping-pong of one message between two threads
 // (pinned to the first two cores where there are two), half the round trip per iteration. The
 // transport is the one ccbench runs between processes; threads share its region the way the
-// tests do, so no MPI is needed.
+// tests do, so no MPI is needed. And a large message's single copy both ways a receiver can make
+// it: process_vm_readv of the sender's buffer (private memory) against memcpy from a mapping of it
+// (a shared allocation), each of this process's own buffer (the kernel's path is the same).
 //
 //   ./build/benchmarks/shm_transport_bench --benchmark_repetitions=3
 
 #include <benchmark/benchmark.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/shared_host_memory.h"
 #include "collectives/shm_transport.h"
 
 namespace {
@@ -72,6 +76,36 @@ void BM_OneWay(benchmark::State& state) {
 }
 // Up to a slot (4 KiB): the sizes whose cache lines the slots' layout decides.
 BENCHMARK(BM_OneWay)->Arg(8)->Arg(48)->Arg(64)->Arg(112)->Arg(128)->Arg(160)->Arg(192)->Arg(256)->Arg(512)->Arg(1024)->Arg(4096)->UseRealTime();
+
+// A single-copy receive of `bytes`: arg 1 = 0 reads with process_vm_readv (as from a private
+// buffer), 1 copies with memcpy from a mapping of a shared allocation (PeerMappings, as from a
+// shared one). The source is written once, the destination faulted in before the loop.
+void BM_SingleCopyRead(benchmark::State& state) {
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  const bool mapped = state.range(1) == 1;
+  char* source = static_cast<char*>(cclab::allocateSharedHost(bytes));
+  if (source == nullptr) {
+    state.SkipWithError("no shared allocation on this host");
+    return;
+  }
+  std::memset(source, 7, bytes);
+  std::vector<char> into(bytes, 0);
+  cclab::PeerMappings mappings;
+  const char* view = mappings.map(getpid(), *cclab::findSharedHost(source, bytes), bytes);
+  for (auto _ : state) {
+    if (mapped) {
+      std::memcpy(into.data(), view, bytes);
+    } else {
+      iovec local{into.data(), bytes}, remote{source, bytes};
+      if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(bytes)) state.SkipWithError("process_vm_readv refused");
+    }
+    benchmark::DoNotOptimize(into.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+  state.SetLabel(mapped ? "memcpy from a mapping" : "process_vm_readv");
+  cclab::releaseSharedHost(source);
+}
+BENCHMARK(BM_SingleCopyRead)->ArgsProduct({{1 << 20, 16 << 20, 64 << 20}, {0, 1}})->UseRealTime();
 
 }  // namespace
 

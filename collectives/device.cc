@@ -5,6 +5,7 @@
 #include <new>
 
 #include "collectives/reduce_kernels.h"
+#include "collectives/shared_host_memory.h"
 
 namespace cclab {
 
@@ -12,8 +13,15 @@ namespace {
 constexpr std::align_val_t kHostAlignment{64};  // a cache line: vector loads never straddle two
 }
 
-void* HostDevice::allocate(std::size_t bytes) { return ::operator new(bytes == 0 ? 1 : bytes, kHostAlignment); }
-void HostDevice::release(void* ptr) { ::operator delete(ptr, kHostAlignment); }
+void* HostDevice::allocate(std::size_t bytes) {
+  if (sharedBuffers_ && bytes >= kSharedHostMinBytes) {
+    if (void* shared = allocateSharedHost(bytes)) return shared;  // page-aligned
+  }
+  return ::operator new(bytes == 0 ? 1 : bytes, kHostAlignment);
+}
+void HostDevice::release(void* ptr) {
+  if (!releaseSharedHost(ptr)) ::operator delete(ptr, kHostAlignment);
+}
 void HostDevice::copy(void* dst, const void* src, std::size_t bytes) {
   if (dst == src) return;
   auto* to = static_cast<char*>(dst);

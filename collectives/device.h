@@ -34,6 +34,11 @@ class HostDevice final : public Device {
   explicit HostDevice(std::size_t copyPieceBytes = kDefaultCopyPieceBytes) : copyPieceBytes_(copyPieceBytes) {}
   void setCopyPieceBytes(std::size_t bytes) { copyPieceBytes_ = bytes; }
   std::size_t copyPieceBytes() const { return copyPieceBytes_; }
+  // Buffers of kSharedHostMinBytes and more in shared memory the host's other processes map
+  // (shared_host_memory.h: their single copies run at memcpy's rate); false: private heap memory,
+  // which they read with process_vm_readv. Only allocations made after the change move.
+  void setSharedBuffers(bool shared) { sharedBuffers_ = shared; }
+  bool sharedBuffers() const { return sharedBuffers_; }
 
   void* allocate(std::size_t bytes) override;
   void release(void* ptr) override;
@@ -43,6 +48,7 @@ class HostDevice final : public Device {
 
  private:
   std::size_t copyPieceBytes_;
+  bool sharedBuffers_ = true;
 };
 
 }  // namespace cclab

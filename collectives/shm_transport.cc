@@ -153,7 +153,8 @@ bool ShmTransport::pushFragments(Pending& send) {
     if (!send.started) {
       if (!slotFree(c, send.peer, head)) return false;
       char* s = slot(c, head);
-      const Descriptor d{pid_, reinterpret_cast<std::uint64_t>(send.buf), send.bytes};
+      const Descriptor d{pid_, reinterpret_cast<std::uint64_t>(send.buf), send.bytes,
+                         findSharedHost(send.buf, send.bytes).value_or(SharedHostSpan{})};
       std::memcpy(s + sizeof(SlotHeader), &d, sizeof(d));
       publish(c, s, head, static_cast<std::uint32_t>(sizeof(d)), kLast | kSingleCopy);
       send.started = true;
@@ -227,7 +228,13 @@ void ShmTransport::readSingleCopy(Pending& receive, const Descriptor& from) {
     throw std::runtime_error("ShmTransport: reading rank " + std::to_string(receive.peer) + "'s buffer with process_vm_readv failed (" +
                              std::strerror(errno) + "): the single-copy path needs cross-process memory access");
   };
-  if (receive.local == nullptr) {
+  if (const char* mapped = from.shared.fd >= 0 ? peerMappings_.map(pid, from.shared, receive.bytes) : nullptr) {
+    if (receive.local == nullptr) {
+      std::memcpy(receive.buf, mapped, receive.bytes);
+    } else {
+      reduceHost(receive.buf, receive.local, mapped, receive.bytes / sizeOf(receive.dtype), receive.dtype, receive.op);
+    }
+  } else if (receive.local == nullptr) {
     if (!readFrom(pid, from.address, receive.buf, receive.bytes)) failed();
   } else {
     scratch_.resize(kReducePiece);

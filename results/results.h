@@ -107,6 +107,9 @@ inline constexpr const char* kShmSingleCopyRootedKey = "shm_single_copy_rooted_b
 // The pieces cclab's own copies of host memory went in (HostDevice: a rank's local copies; 0: one
 // memcpy a copy), recorded by ccbench's cclab backend on the CPU, over either transport.
 inline constexpr const char* kHostCopyPieceKey = "host_copy_piece_bytes";
+// Where the run's host buffers lived: "shared" (memory the other processes map: cclab's single
+// copies read them with memcpy) or "private" (read with process_vm_readv); recorded as the last key.
+inline constexpr const char* kHostBuffersKey = "host_buffers";
 // The copies a message takes on that transport: 2 over "shm" (into the shared slots, out of them;
 // from cclabSingleCopyBytes up, 1), 1 over "mpi" (Open MPI's shared-memory transport: the receiver
 // copies through CMA); 0 where the run recorded no transport.
@@ -121,6 +124,10 @@ bool cclabWaitingRanksYield(const RunInfo& run);
 // The pieces cclab's own host copies went in (config host_copy_piece_bytes; 0: one memcpy a
 // copy); -1 where the run did not record them (ccbench before it did, or no cclab on the CPU).
 double cclabHostCopyPieceBytes(const RunInfo& run);
+// Whether the run's host buffers were shared memory its processes mapped (config host_buffers
+// "shared"); false where recorded "private" or not at all (ccbench before it recorded them used
+// heap memory), or with no cclab on the CPU.
+bool cclabSharedHostBuffers(const RunInfo& run);
 
 struct ResultsFile {
   RunInfo run;

@@ -90,6 +90,12 @@ double cclabHostCopyPieceBytes(const RunInfo& run) {
   return piece != run.config.end() && piece->is_number() && piece->get<double>() >= 0 ? piece->get<double>() : -1;
 }
 
+bool cclabSharedHostBuffers(const RunInfo& run) {
+  if (cclabTransport(run).empty()) return false;
+  const auto buffers = run.config.find(kHostBuffersKey);
+  return buffers != run.config.end() && buffers->is_string() && buffers->get<std::string>() == "shared";
+}
+
 int emulatedRanksPerNode(const RunInfo& run) {
   if (run.tool != "ccbench" || !run.config.is_object()) return 0;
   const auto it = run.config.find(kRanksPerNodeKey);

@@ -21,6 +21,7 @@ struct Measurement {
   int repeats = 1;     // launches this row stands for (mergeRepeats)
   double singleCopyBytes = 0;  // cclab's rows over shared memory: messages this large took one copy (results::cclabSingleCopyBytes); 0: never
   double hostCopyPieceBytes = -1;  // cclab's rows: the pieces its host copies went in (results::cclabHostCopyPieceBytes); -1: not recorded
+  bool sharedHostBuffers = false;  // cclab's rows: its buffers were shared memory the peers mapped (results::cclabSharedHostBuffers)
 };
 
 // How rows that measured the same thing in several launches become one (mergeRepeats).

@@ -230,6 +230,8 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce --backend cclab --transport shm --shm-single-copy lots", "--shm-single-copy 'lots' is not a size"},
       {"all_reduce --backend mpi --host-copy-piece 0", "--host-copy-piece: it sets cclab's copies on the CPU"},
       {"all_reduce --backend cclab --host-copy-piece big", "--host-copy-piece 'big' is not a size"},
+      {"all_reduce --backend mpi --host-buffers private", "--host-buffers: it sets cclab's buffers on the CPU"},
+      {"all_reduce --backend cclab --host-buffers pinned", "--host-buffers must be shared or private (got 'pinned')"},
       {"", "missing the collective"},
   };
   for (const auto& [args, message] : cases) {
@@ -290,6 +292,28 @@ TEST_F(Ccbench, WithoutTheModelsFolderEveryMessageGoesThroughTheSlots) {
 // ran over (the default on one host: shared memory, two copies a message through the slots, one
 // from the single-copy threshold this machine's description measured up; over MPI: one), which
 // prices one-way transfers.
+// The run's buffers shared (the default: the single copies read the peer's mapping, and reduce
+// out of it) or private (--host-buffers private: process_vm_readv): exact either way, beside the MPI library on the same
+// buffers, and the header and the results say which.
+TEST_F(Ccbench, SharedAndPrivateBuffersAreExactAndRecorded) {
+  const std::string json = (dir_ / "buffers.json").string();
+  for (const char* buffers : {"", "private"}) {
+    for (const char* collective : {"alltoall", "all_reduce --algo rhd", "broadcast --algo tree"}) {
+      const std::string flag = *buffers == '\0' ? "" : std::string(" --host-buffers ") + buffers;
+      const Outcome run = ccbench(3, std::string(collective) + " --backend mpi,cclab --shm-single-copy 16K -b 1M -e 1M -n 1 -w 0 -c 1" +
+                                         flag + " -J " + json);
+      ASSERT_EQ(run.exitCode, 0) << collective << flag << ": " << run.err;
+      const std::string expected = *buffers == 'p' ? "private" : "shared";
+      EXPECT_NE(run.out.find(", " + expected + " buffers)"), std::string::npos) << run.out;
+      const results::Import file = results::readResults(json);
+      EXPECT_EQ(file.file.run.config.at(results::kHostBuffersKey), expected) << collective;
+      EXPECT_EQ(results::cclabSharedHostBuffers(file.file.run), expected == "shared") << collective;
+      ASSERT_FALSE(file.file.rows.empty());
+      for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0) << collective << flag << " " << row.backend;
+    }
+  }
+}
+
 TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   const std::string json = (dir_ / "hier.json").string();
   const Outcome run = ccbench(4, "all_reduce --backend cclab --algo hier --ranks-per-node 2 -b 1K -e 4K -f 4 -n 2 -w 0 -c 1 -J " + json);
@@ -347,6 +371,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   ASSERT_EQ(libraryOnly.exitCode, 0) << libraryOnly.err;
   EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 0);  // no cclab: no transport
   EXPECT_EQ(results::cclabHostCopyPieceBytes(results::readResults(json).file.run), -1);  // nor its copies
+  EXPECT_FALSE(results::cclabSharedHostBuffers(results::readResults(json).file.run));    // nor its buffers
 }
 
 // --transport auto (the default): shared memory when every rank runs on one host, MPI

@@ -168,13 +168,37 @@ TEST(ShmTransport, WaitingTwiceOrOnNothingIsAnError) {
   EXPECT_NE(error.find("unknown or finished"), std::string::npos) << error;
 }
 
+// A rank's buffer: private heap memory (read by its peers with process_vm_readv), or a shared
+// allocation (mapped by them) where it is large enough to be one, as HostDevice allocates.
+class RankBuffer {
+ public:
+  RankBuffer(std::size_t bytes, bool shared) {
+    host_.setSharedBuffers(shared);
+    data_ = static_cast<char*>(host_.allocate(bytes));
+  }
+  RankBuffer(const RankBuffer&) = delete;
+  RankBuffer& operator=(const RankBuffer&) = delete;
+  ~RankBuffer() { host_.release(data_); }
+  char* data() const { return data_; }
+
+ private:
+  HostDevice host_;
+  char* data_;
+};
+
 // Every algorithm of the registry over the shared-memory transport, exact (the verifier ccbench
 // uses), at 1-5 ranks, float sum and int32 max (or no op), in and out of place, counts that do not
 // divide, chunks of 64 bytes and of a whole megabyte; through the slots only, and with messages of
-// 1 KiB and more read straight from the sender (fused receive-reduce included).
+// 1 KiB and more read straight from the sender (fused receive-reduce included), out of private
+// buffers (process_vm_readv) and out of shared ones (the peer's mapping: the large count's buffers).
 TEST(ShmTransport, EveryAlgorithmIsExactOverIt) {
-  for (std::size_t singleCopy : {std::size_t{0}, std::size_t{1024}})
+  struct Setting {
+    std::size_t singleCopy;
+    bool shared;
+  };
+  for (const Setting setting : {Setting{0, false}, Setting{1024, false}, Setting{1024, true}})
   for (const Algorithm& algo : allAlgorithms()) {
+    const std::size_t singleCopy = setting.singleCopy;
     for (int n = 1; n <= 5; ++n) {
       for (DataType dtype : {DataType::Float, DataType::Int32}) {
         const std::optional<ReduceOp> op =
@@ -189,7 +213,7 @@ TEST(ShmTransport, EveryAlgorithmIsExactOverIt) {
               comm.setRanksPerNode(n % 2 == 0 && n > 2 ? 2 : 1);
               const BufferLayout layout = bufferLayout(algo.collective, count, n, t.rank());
               const std::size_t element = sizeOf(dtype);
-              std::vector<char> a(layout.inPlaceCount() * element + 1), b(layout.inPlaceCount() * element + 1);
+              const RankBuffer a(layout.inPlaceCount() * element + 1, setting.shared), b(layout.inPlaceCount() * element + 1, setting.shared);
               CollectiveArgs args{inPlace ? b.data() + layout.inPlaceSendOffset * element : a.data(),
                                   inPlace ? b.data() + layout.inPlaceRecvOffset * element : b.data(),
                                   count,
@@ -203,9 +227,9 @@ TEST(ShmTransport, EveryAlgorithmIsExactOverIt) {
               wrong += verifier.countWrong(args.recv, 1);
             }, singleCopy);
             ASSERT_EQ(error, "") << algo.name << " " << name(algo.collective) << " np" << n << " count " << count << " single copy "
-                                 << singleCopy;
+                                 << singleCopy << (setting.shared ? " shared" : "");
             ASSERT_EQ(wrong.load(), 0) << algo.name << " " << name(algo.collective) << " np" << n << " count " << count
-                                       << (inPlace ? " in place" : "") << " single copy " << singleCopy;
+                                       << (inPlace ? " in place" : "") << " single copy " << singleCopy << (setting.shared ? " shared" : "");
           }
         }
       }

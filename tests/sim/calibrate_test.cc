@@ -906,6 +906,9 @@ TEST(Calibrate, RepeatedLaunchesAreReadAsTheFastest) {
   EXPECT_EQ(pair[0].repeats, 2);
   EXPECT_EQ(pair[1].repeats, 1);
   EXPECT_EQ(pair[1].row.inPlace, other.row.inPlace);
+  Measurement sharedBuffers = a;  // launches on shared and on private buffers are not repeats of each other
+  sharedBuffers.sharedHostBuffers = true;
+  EXPECT_EQ(mergeRepeats({a, sharedBuffers}).size(), 2u);
   const std::vector<Measurement> pairMedian = mergeRepeats({b, other, a}, Launches::Median);
   EXPECT_DOUBLE_EQ(pairMedian[0].row.timeUs, 15);
   EXPECT_DOUBLE_EQ(pairMedian[0].row.algbwGBps, 2.0 * 10 / 15);
