@@ -80,15 +80,20 @@ std::optional<SharedHostSpan> findSharedHost(const void* ptr, std::size_t bytes)
   return std::nullopt;
 }
 
+namespace {
+// The span's bytes in a mapping of `length` bytes at `base`, or nullptr where they run past its end.
+const char* spanIn(char* base, std::size_t length, const SharedHostSpan& span, std::size_t bytes) {
+  return span.offset <= length && bytes <= length - span.offset ? base + span.offset : nullptr;
+}
+}  // namespace
+
 PeerMappings::~PeerMappings() {
   for (const Mapping& m : mappings_) munmap(m.base, m.length);
 }
 
 const char* PeerMappings::map(pid_t pid, const SharedHostSpan& span, std::size_t bytes) {
   for (const Mapping& m : mappings_) {
-    if (m.pid == pid && m.region == span.region) {
-      return span.offset <= m.length && bytes <= m.length - span.offset ? m.base + span.offset : nullptr;
-    }
+    if (m.pid == pid && m.region == span.region) return spanIn(m.base, m.length, span, bytes);
   }
   if (span.fd < 0 || std::find(refused_.begin(), refused_.end(), pid) != refused_.end()) return nullptr;
   const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(span.fd);
@@ -110,8 +115,7 @@ const char* PeerMappings::map(pid_t pid, const SharedHostSpan& span, std::size_t
     mappings_.erase(mappings_.begin());
   }
   mappings_.push_back(Mapping{pid, span.region, static_cast<char*>(base), static_cast<std::size_t>(st.st_size)});
-  const Mapping& m = mappings_.back();
-  return span.offset <= m.length && bytes <= m.length - span.offset ? m.base + span.offset : nullptr;
+  return spanIn(mappings_.back().base, mappings_.back().length, span, bytes);
 }
 
 }  // namespace cclab
