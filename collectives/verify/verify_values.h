@@ -103,33 +103,88 @@ CCLAB_HD constexpr int rankInSlot(int slot, int nranks, std::size_t index) {
   return (slot - static_cast<int>(index % static_cast<std::size_t>(nranks)) + nranks) % nranks;
 }
 
-// The value `rank` contributes at `index` in repetition `rep`, as an exact integer.
+// The constants of one buffer's inputs (they depend on the type, the op and the rank count only),
+// so a loop over a buffer computes them once and not per element.
+template <typename T>
+struct InputPattern {
+  int op;
+  int nranks;
+  int contributing;      // contributors<T>(op, nranks)
+  std::int64_t range;    // sum, avg: each contribution is below it, so their sum stays within the limit
+  int twos;              // prod: at most this many factors of 2 (and at most 14: below half's largest power of two)
+
+  CCLAB_HD InputPattern(int op_, int nranks_)
+      : op(op_),
+        nranks(nranks_),
+        contributing(contributors<T>(op_, nranks_)),
+        range(std::clamp<std::int64_t>(exactLimit<T>() / contributing, 2, 64)),
+        twos(std::min(14, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(exactLimit<T>()))) - 1)) {}
+
+  // The value `rank` contributes at `index` in repetition `rep`, as an exact integer; `slot` is
+  // slotOf(rank, nranks, index), which a loop over a buffer keeps without dividing.
+  CCLAB_HD std::int64_t value(int rank, int slot, std::size_t index, int rep) const {
+    const std::uint64_t h = mix(index * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(rank) * 0x632be59bd9b4e019ULL +
+                                static_cast<std::uint64_t>(rep) * 0x85ebca77c2b2ae63ULL + 1);
+    const bool active = slot < contributing;
+    if (op == static_cast<int>(ReduceOp::Sum) || op == static_cast<int>(ReduceOp::Avg)) {
+      return active ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
+    }
+    if (op == static_cast<int>(ReduceOp::Prod)) {
+      return slot < (twos < contributing ? twos : contributing) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
+    }
+    // min, max, and the collectives that only move data: values tied to the rank and index (so a
+    // block in the wrong place is caught), negative ones too where the type is signed. A rank that
+    // does not contribute to a min (max) holds the largest (smallest) value of the spread.
+    const std::int64_t lowest = std::is_unsigned_v<T> ? 0 : -125;
+    if (op == static_cast<int>(ReduceOp::Min) && !active) return lowest + 250;
+    if (op == static_cast<int>(ReduceOp::Max) && !active) return lowest;
+    return lowest + static_cast<std::int64_t>(h % 251);
+  }
+
+  CCLAB_HD T element(int rank, int slot, std::size_t index, int rep) const {
+    return fromInteger<T>(value(rank, slot, index, rep));
+  }
+
+  // The exact reduction over all ranks of their elements at `index`, computed independently of
+  // the kernels: integers in 64-bit arithmetic, floats in double (exact for these inputs). Only
+  // the contributing ranks are visited: the others hold values that do not change the result.
+  // `firstSlot` is index % nranks (the slot of rank 0).
+  CCLAB_HD T reduced(int firstSlot, std::size_t index, int rep) const {
+    const auto reduceOp = static_cast<ReduceOp>(op);
+    auto contribution = [&](int slot) {
+      const int rank = slot >= firstSlot ? slot - firstSlot : slot - firstSlot + nranks;  // rankInSlot
+      return element(rank, slot, index, rep);
+    };
+    if constexpr (std::is_integral_v<T>) {
+      std::uint64_t acc = (reduceOp == ReduceOp::Prod) ? 1 : 0;
+      T extreme = contribution(0);
+      for (int slot = 0; slot < contributing; ++slot) {
+        const T v = contribution(slot);
+        acc = (reduceOp == ReduceOp::Prod) ? acc * static_cast<std::uint64_t>(v) : acc + static_cast<std::uint64_t>(v);
+        if (reduceOp == ReduceOp::Min) extreme = std::min(extreme, v);
+        if (reduceOp == ReduceOp::Max) extreme = std::max(extreme, v);
+      }
+      if (reduceOp == ReduceOp::Min || reduceOp == ReduceOp::Max) return extreme;
+      const T total = static_cast<T>(acc);
+      return reduceOp == ReduceOp::Avg ? divideElement(total, nranks) : total;
+    } else {
+      double acc = (reduceOp == ReduceOp::Prod) ? 1.0 : 0.0;
+      double extreme = toDouble(contribution(0));
+      for (int slot = 0; slot < contributing; ++slot) {
+        const double v = toDouble(contribution(slot));
+        acc = (reduceOp == ReduceOp::Prod) ? acc * v : acc + v;
+        extreme = (reduceOp == ReduceOp::Min) ? std::min(extreme, v) : std::max(extreme, v);
+      }
+      if (reduceOp == ReduceOp::Min || reduceOp == ReduceOp::Max) return fromDouble<T>(extreme);
+      return fromDouble<T>(reduceOp == ReduceOp::Avg ? acc / nranks : acc);
+    }
+  }
+};
+
+// Element by element (the GPU's threads each take one; the CPU's loops keep the slot instead).
 template <typename T>
 CCLAB_HD std::int64_t inputValue(int op, int rank, int nranks, std::size_t index, int rep) {
-  const std::uint64_t h = mix(index * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(rank) * 0x632be59bd9b4e019ULL +
-                              static_cast<std::uint64_t>(rep) * 0x85ebca77c2b2ae63ULL + 1);
-  const std::int64_t limit = exactLimit<T>();
-  const int slot = slotOf(rank, nranks, index);
-  const int contributing = contributors<T>(op, nranks);
-  const bool active = slot < contributing;
-  if (op == static_cast<int>(ReduceOp::Sum) || op == static_cast<int>(ReduceOp::Avg)) {
-    // Each contribution is below `range`, so the sum of the contributions stays within the limit.
-    const std::int64_t range = std::clamp<std::int64_t>(limit / contributing, 2, 64);
-    return active ? static_cast<std::int64_t>(h % static_cast<std::uint64_t>(range)) : 0;
-  }
-  if (op == static_cast<int>(ReduceOp::Prod)) {
-    // Factors of 1 and 2, with at most log2(limit) twos (and at most 14: below half's largest
-    // power of two), so the product stays exact.
-    const int twos = std::min(14, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(limit))) - 1);
-    return slot < std::min(twos, contributing) ? 1 + static_cast<std::int64_t>(h % 2) : 1;
-  }
-  // min, max, and the collectives that only move data: values tied to the rank and index (so a
-  // block in the wrong place is caught), negative ones too where the type is signed. A rank that
-  // does not contribute to a min (max) holds the largest (smallest) value of the spread.
-  const std::int64_t lowest = std::is_unsigned_v<T> ? 0 : -125;
-  if (op == static_cast<int>(ReduceOp::Min) && !active) return lowest + 250;
-  if (op == static_cast<int>(ReduceOp::Max) && !active) return lowest;
-  return lowest + static_cast<std::int64_t>(h % 251);
+  return InputPattern<T>(op, nranks).value(rank, slotOf(rank, nranks, index), index, rep);
 }
 
 template <typename T>
@@ -137,35 +192,10 @@ CCLAB_HD T inputElement(int op, int rank, int nranks, std::size_t index, int rep
   return fromInteger<T>(inputValue<T>(op, rank, nranks, index, rep));
 }
 
-// The exact reduction over all ranks of their elements at `index`, computed independently of the
-// kernels: integers in 64-bit arithmetic, floats in double (exact for these inputs). Only the
-// contributing ranks are visited: the others hold values that do not change the result.
 template <typename T>
 CCLAB_HD T reduced(ReduceOp op, int nranks, std::size_t index, int rep) {
-  auto contribution = [&](int slot) { return inputElement<T>(static_cast<int>(op), rankInSlot(slot, nranks, index), nranks, index, rep); };
-  if constexpr (std::is_integral_v<T>) {
-    std::uint64_t acc = (op == ReduceOp::Prod) ? 1 : 0;
-    T extreme = contribution(0);
-    for (int slot = 0; slot < contributors<T>(static_cast<int>(op), nranks); ++slot) {
-      const T v = contribution(slot);
-      acc = (op == ReduceOp::Prod) ? acc * static_cast<std::uint64_t>(v) : acc + static_cast<std::uint64_t>(v);
-      if (op == ReduceOp::Min) extreme = std::min(extreme, v);
-      if (op == ReduceOp::Max) extreme = std::max(extreme, v);
-    }
-    if (op == ReduceOp::Min || op == ReduceOp::Max) return extreme;
-    const T total = static_cast<T>(acc);
-    return op == ReduceOp::Avg ? divideElement(total, nranks) : total;
-  } else {
-    double acc = (op == ReduceOp::Prod) ? 1.0 : 0.0;
-    double extreme = toDouble(contribution(0));
-    for (int slot = 0; slot < contributors<T>(static_cast<int>(op), nranks); ++slot) {
-      const double v = toDouble(contribution(slot));
-      acc = (op == ReduceOp::Prod) ? acc * v : acc + v;
-      extreme = (op == ReduceOp::Min) ? std::min(extreme, v) : std::max(extreme, v);
-    }
-    if (op == ReduceOp::Min || op == ReduceOp::Max) return fromDouble<T>(extreme);
-    return fromDouble<T>(op == ReduceOp::Avg ? acc / nranks : acc);
-  }
+  return InputPattern<T>(static_cast<int>(op), nranks)
+      .reduced(static_cast<int>(index % static_cast<std::size_t>(nranks)), index, rep);
 }
 
 // The element this rank should hold at `j` of its output.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "collectives/float8.h"
@@ -71,6 +72,49 @@ TEST(Verifier, AcceptsTheNaiveResultForEveryCollectiveTypeAndOp) {
           const auto out = naiveOutput(c, t, op, 37, n, rank, root, 3);
           ASSERT_EQ(v.countWrong(out.data(), 3), 0)
               << name(c) << " " << name(t) << " " << (op ? name(*op) : "none") << " n=" << n;
+        }
+      }
+    }
+  }
+}
+
+// The host verifier keeps a slot per element instead of dividing (verify.cc); the GPU's and the
+// formula's element-by-element functions are the definition. Both must agree bit for bit.
+TEST(Verifier, BufferLoopsAgreeWithTheFormulaElementByElement) {
+  for (Collective c : allCollectives()) {
+    for (DataType t : allDataTypes()) {
+      std::vector<std::optional<ReduceOp>> ops{std::nullopt};
+      if (reduces(c)) ops.assign(allReduceOps().begin(), allReduceOps().end());
+      for (auto op : ops) {
+        const int opCode = op ? static_cast<int>(*op) : values::kNoOp;
+        for (int n : {1, 2, 3, 5, 9}) {
+          for (int rank : {0, n - 1}) {
+            for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{23}}) {
+              const int root = n - 1 - rank;
+              const BufferLayout layout = bufferLayout(c, count, n, rank);
+              const std::size_t es = sizeOf(t);
+              Verifier v(c, t, op, count, n, rank, root);
+              std::vector<char> in(layout.sendCount * es), want(layout.recvCount * es);
+              v.fillInput(in.data(), 4);
+              withType(t, [&]<typename T>() {
+                for (std::size_t j = 0; j < layout.sendCount; ++j) {
+                  const T e = values::inputElement<T>(opCode, rank, n, j, 4);
+                  ASSERT_EQ(std::memcmp(in.data() + j * es, &e, es), 0) << "input " << j;
+                }
+                for (std::size_t j = 0; j < layout.recvCount; ++j) {
+                  const T e = values::expectedElement<T>(c, opCode, count, n, rank, root, j, 4);
+                  std::memcpy(want.data() + j * es, &e, es);
+                }
+              });
+              const std::string what = std::string(name(c)) + " " + std::string(name(t)) + " " +
+                                       (op ? std::string(name(*op)) : "none") + " n=" + std::to_string(n) +
+                                       " rank=" + std::to_string(rank) + " count=" + std::to_string(count);
+              ASSERT_EQ(v.countWrong(want.data(), 4), 0) << what;
+              if (layout.recvCount == 0 || !values::hasResult(c, rank, root)) continue;
+              want[(layout.recvCount - 1) * es + es - 1] ^= 0x40;  // the last element, a high bit
+              ASSERT_EQ(v.countWrong(want.data(), 4), 1) << what;
+            }
+          }
         }
       }
     }
