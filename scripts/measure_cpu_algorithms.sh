@@ -18,7 +18,7 @@
 # ROUNDS=5 sweeps everything five times over, round after round, into <algo>_np<ranks>-r<i>.json
 # beside the first round's files: ccsim reads a size measured in several launches as its fastest
 # launch (--launches median for their median), so a launch that fell in one of the host's slow
-# spells does not move the fit)
+# spells does not move the fit); FIRST_ROUND=k starts at round k, to add rounds to a sweep)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}
@@ -32,7 +32,7 @@ suffix=""
 mkdir -p "$out" models/calibrations
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 source scripts/algorithm_families.sh
-for round in $(seq 1 "${ROUNDS:-1}"); do
+for round in $(seq "${FIRST_ROUND:-1}" "${ROUNDS:-1}"); do
   [ -n "${CALIBRATE_ONLY:-}" ] && break  # CALIBRATE_ONLY=1: refit and recheck the committed sweeps
   tag=""
   [ "$round" -eq 1 ] || tag="-r$round"
