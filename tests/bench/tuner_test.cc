@@ -271,7 +271,7 @@ TEST(Tuner, FindsTheClusterShippedForThisMachine) {
 TEST(Tuner, TheSingleCopyThresholdIsTheMachinesDescriptions) {
   const SingleCopy intel = describedSingleCopy("", "Intel(R) Xeon(R) Processor", 2);
   EXPECT_EQ(intel.bytes, 16u * 1024);
-  EXPECT_EQ(intel.rootedBytes, 512u * 1024);
+  EXPECT_EQ(intel.rootedBytes, 16u * 1024);
   EXPECT_EQ(intel.describedBy.rfind("cpu-2core-intel-xeon", 0), 0u) << intel.describedBy;
   const SingleCopy amd = describedSingleCopy("", "AMD EPYC 7B13 64-Core Processor", 2);
   EXPECT_EQ(amd.bytes, 0u);
