@@ -22,17 +22,18 @@ using cclab::ReduceOp;
 constexpr std::size_t kCount = std::size_t{4} << 20;  // 16 MiB of floats
 constexpr int kRanks = 4, kRank = 1, kRep = 1;
 
-// Rank kRank's correct output of `c` (float; sum for the reductions).
+// Sum for the reductions, none for the others: as the Verifier takes it and as the formula does.
+std::optional<ReduceOp> opOf(Collective c) { return cclab::reduces(c) ? std::optional(ReduceOp::Sum) : std::nullopt; }
+int opCodeOf(Collective c) { return cclab::reduces(c) ? static_cast<int>(ReduceOp::Sum) : cclab::verify::values::kNoOp; }
+
+// Rank kRank's correct output of `c` (float).
 std::vector<float> correctOutput(Collective c) {
   const auto layout = cclab::bufferLayout(c, kCount, kRanks, kRank);
-  const int op = cclab::reduces(c) ? static_cast<int>(ReduceOp::Sum) : cclab::verify::values::kNoOp;
   std::vector<float> out(layout.recvCount);
   for (std::size_t j = 0; j < out.size(); ++j)
-    out[j] = cclab::verify::values::expectedElement<float>(c, op, kCount, kRanks, kRank, 0, j, kRep);
+    out[j] = cclab::verify::values::expectedElement<float>(c, opCodeOf(c), kCount, kRanks, kRank, 0, j, kRep);
   return out;
 }
-
-std::optional<ReduceOp> opOf(Collective c) { return cclab::reduces(c) ? std::optional(ReduceOp::Sum) : std::nullopt; }
 
 void BM_CheckHostLoop(benchmark::State& state, Collective c) {
   const std::vector<float> out = correctOutput(c);
@@ -45,7 +46,7 @@ void BM_CheckHostLoop(benchmark::State& state, Collective c) {
 
 void BM_CheckElementByElement(benchmark::State& state, Collective c) {
   const std::vector<float> out = correctOutput(c);
-  const int op = cclab::reduces(c) ? static_cast<int>(ReduceOp::Sum) : cclab::verify::values::kNoOp;
+  const int op = opCodeOf(c);
   for (auto _ : state) {
     std::int64_t wrong = 0;
     for (std::size_t j = 0; j < out.size(); ++j) {

@@ -79,7 +79,7 @@ std::int64_t Verifier::countWrong(const void* recv, int rep, const std::function
     const bool approximate = c.op == ReduceOp::Avg && isFloatingPoint(c.dtype);
     std::size_t j = 0;
     for (const Stretch& s : stretchesOf(c, n)) {
-      int firstSlot = static_cast<int>(s.first % static_cast<std::size_t>(c.nranks));  // rank 0's slot
+      int firstSlot = static_cast<int>(s.first % static_cast<std::size_t>(c.nranks));  // rank 0's slot at s.first
       for (std::size_t k = 0; k < s.length; ++k, ++j) {
         if (progress && j % (std::size_t{1} << 20) == 0) progress();
         const std::size_t index = s.first + k;
@@ -87,8 +87,7 @@ std::int64_t Verifier::countWrong(const void* recv, int rep, const std::function
         if (s.reduction) {
           want = pattern.reduced(firstSlot, index, rep);
         } else {
-          const int slot = firstSlot + s.source < c.nranks ? firstSlot + s.source : firstSlot + s.source - c.nranks;
-          want = pattern.element(s.source, slot, index, rep);
+          want = pattern.element(s.source, slotFrom(s.source, firstSlot, c.nranks), index, rep);
         }
         if (isWrong(got[j], want, approximate)) ++wrong;
         if (++firstSlot == c.nranks) firstSlot = 0;

@@ -94,13 +94,22 @@ CCLAB_HD constexpr int contributors(int op, int nranks) {
   const int most = floatAvg ? kFloatAvgContributors : kContributors;
   return nranks < most ? nranks : most;
 }
+// Slots rotate with the element index: at `index` rank 0 holds slot index % nranks (its first
+// slot), rank r the slot r places on. The two below take that first slot, so a loop over a
+// buffer keeps it instead of dividing per element.
+CCLAB_HD constexpr int slotFrom(int rank, int firstSlot, int nranks) {
+  return firstSlot + rank < nranks ? firstSlot + rank : firstSlot + rank - nranks;
+}
+CCLAB_HD constexpr int rankFrom(int slot, int firstSlot, int nranks) {
+  return slot >= firstSlot ? slot - firstSlot : slot - firstSlot + nranks;
+}
 // A rank's slot at `index`: it contributes when the slot is below contributors().
 CCLAB_HD constexpr int slotOf(int rank, int nranks, std::size_t index) {
-  return static_cast<int>((index + static_cast<std::size_t>(rank)) % static_cast<std::size_t>(nranks));
+  return slotFrom(rank, static_cast<int>(index % static_cast<std::size_t>(nranks)), nranks);
 }
 // The rank holding slot `slot` at `index` (the inverse of slotOf).
 CCLAB_HD constexpr int rankInSlot(int slot, int nranks, std::size_t index) {
-  return (slot - static_cast<int>(index % static_cast<std::size_t>(nranks)) + nranks) % nranks;
+  return rankFrom(slot, static_cast<int>(index % static_cast<std::size_t>(nranks)), nranks);
 }
 
 // The constants of one buffer's inputs (they depend on the type, the op and the rank count only),
@@ -148,13 +157,10 @@ struct InputPattern {
   // The exact reduction over all ranks of their elements at `index`, computed independently of
   // the kernels: integers in 64-bit arithmetic, floats in double (exact for these inputs). Only
   // the contributing ranks are visited: the others hold values that do not change the result.
-  // `firstSlot` is index % nranks (the slot of rank 0).
+  // `firstSlot` is index % nranks (rank 0's slot).
   CCLAB_HD T reduced(int firstSlot, std::size_t index, int rep) const {
     const auto reduceOp = static_cast<ReduceOp>(op);
-    auto contribution = [&](int slot) {
-      const int rank = slot >= firstSlot ? slot - firstSlot : slot - firstSlot + nranks;  // rankInSlot
-      return element(rank, slot, index, rep);
-    };
+    auto contribution = [&](int slot) { return element(rankFrom(slot, firstSlot, nranks), slot, index, rep); };
     if constexpr (std::is_integral_v<T>) {
       std::uint64_t acc = (reduceOp == ReduceOp::Prod) ? 1 : 0;
       T extreme = contribution(0);
@@ -189,7 +195,7 @@ CCLAB_HD std::int64_t inputValue(int op, int rank, int nranks, std::size_t index
 
 template <typename T>
 CCLAB_HD T inputElement(int op, int rank, int nranks, std::size_t index, int rep) {
-  return fromInteger<T>(inputValue<T>(op, rank, nranks, index, rep));
+  return InputPattern<T>(op, nranks).element(rank, slotOf(rank, nranks, index), index, rep);
 }
 
 template <typename T>
