@@ -42,6 +42,18 @@ void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void*
   if (sendBytes > 0) transport.wait(out);
 }
 
+void receiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count, DataType dtype, ReduceOp op, void* incoming,
+                   int peer) {
+  if (count == 0) return;
+  Transport& transport = ctx.transport();
+  if (transport.fusesReceiveReduce()) {
+    transport.wait(transport.irecvReduce(dst, mine, count, dtype, op, peer));
+    return;
+  }
+  receiveFrom(transport, incoming, count * sizeOf(dtype), peer);
+  reduceInRankOrder(ctx.device(), dst, mine, incoming, peer < ctx.rank(), count, dtype, op);
+}
+
 bool foldIn(Context& ctx, const Fold& fold, const void* input, void* buf, void* incoming, std::size_t count, DataType dtype,
             ReduceOp op) {
   const std::size_t bytes = count * sizeOf(dtype);
@@ -49,10 +61,7 @@ bool foldIn(Context& ctx, const Fold& fold, const void* input, void* buf, void* 
     sendTo(ctx.transport(), input, bytes, ctx.rank() + 1);
     return false;
   }
-  if (fold.standsIn()) {
-    receiveFrom(ctx.transport(), incoming, bytes, ctx.rank() - 1);
-    reduceInRankOrder(ctx.device(), buf, input, incoming, true, count, dtype, op);
-  }
+  if (fold.standsIn()) receiveReduce(ctx, buf, input, count, dtype, op, incoming, ctx.rank() - 1);
   return true;
 }
 

@@ -60,9 +60,15 @@ void reduceInRankOrder(Device& device, void* dst, const void* mine, const void* 
 void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,
                     DataType dtype, ReduceOp op, void* incoming, int peer);
 
+// Receives `count` elements from `peer` and reduces them with `mine` into `dst` (which may be
+// `mine`), and waits. A transport that reduces as it receives does so from the peer's message in
+// place, one pass instead of a copy into `incoming` and then the reduction: the fold's whole
+// buffer, where a pass is what the fold costs. For reductions one rank computes alone.
+void receiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count, DataType dtype, ReduceOp op, void* incoming,
+                   int peer);
+
 // The all-reduce fold of `input` (`count` elements) into `buf`: an extra rank sends its input to
-// its odd neighbour, which receives it into `incoming` and reduces it with its own input into
-// `buf`. Returns false for the extra rank, which then waits in foldOut for the result. `input` may
+// its odd neighbour, which reduces it with its own input into `buf` (receiveReduce). Returns false for the extra rank, which then waits in foldOut for the result. `input` may
 // be `buf` (in place).
 bool foldIn(Context& ctx, const Fold& fold, const void* input, void* buf, void* incoming, std::size_t count, DataType dtype,
             ReduceOp op);

@@ -6,8 +6,8 @@
 // The partial sums accumulate in scratch (the input stays intact); the first reduction reads the
 // input where it is, so the input is never copied first.
 // 1. Fold (rank counts that are not a power of two, recursive_fold.h): each extra rank sends its
-//    whole input to its odd neighbour, which reduces it in and from then on speaks for both
-//    ranks' blocks.
+//    whole input to its odd neighbour, which reduces it in as it receives (receiveReduce) and from
+//    then on speaks for both ranks' blocks.
 // 2. Recursive halving among the participants, over ranges of whole ranks' blocks.
 // 3. Each participant ends with its ranks' blocks reduced: it keeps its own and sends the extra
 //    rank's block to it.
@@ -40,8 +40,7 @@ void rhdReduceScatter(Context& ctx, const CollectiveArgs& args) {
     receiveFrom(transport, args.recv, blockBytes, r + 1);
   } else {
     if (fold.standsIn()) {  // 1. the lower rank's data first
-      receiveFrom(transport, incoming, allBytes, r - 1);
-      reduceInRankOrder(device, work, args.send, incoming, true, args.count * static_cast<std::size_t>(n), args.dtype, args.op);
+      receiveReduce(ctx, work, args.send, args.count * static_cast<std::size_t>(n), args.dtype, args.op, incoming, r - 1);
       partial = work;
     }
     const int me = fold.participant();
