@@ -68,8 +68,9 @@ void receiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count,
                    int peer);
 
 // The all-reduce fold of `input` (`count` elements) into `buf`: an extra rank sends its input to
-// its odd neighbour, which reduces it with its own input into `buf` (receiveReduce). Returns false for the extra rank, which then waits in foldOut for the result. `input` may
-// be `buf` (in place).
+// its odd neighbour, which reduces it with its own input into `buf` (receiveReduce). Returns
+// false for the extra rank, which then waits in foldOut for the result. `input` may be `buf` (in
+// place).
 bool foldIn(Context& ctx, const Fold& fold, const void* input, void* buf, void* incoming, std::size_t count, DataType dtype,
             ReduceOp op);
 // The odd neighbour sends the result back; the extra rank receives it into `buf`.
