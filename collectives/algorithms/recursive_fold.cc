@@ -27,31 +27,33 @@ void reduceInRankOrder(Device& device, void* dst, const void* mine, const void* 
   }
 }
 
+ReceiveReduce::ReceiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count, DataType dtype, ReduceOp op,
+                             void* incoming, int peer)
+    : ctx_(ctx), dst_(dst), mine_(mine), count_(count), dtype_(dtype), op_(op), incoming_(incoming), peer_(peer),
+      fused_(ctx.transport().fusesReceiveReduce()) {
+  if (count_ == 0) return;
+  request_ = fused_ ? ctx.transport().irecvReduce(dst, mine, count, dtype, op, peer)
+                    : ctx.transport().irecv(incoming, count * sizeOf(dtype), peer);
+}
+
+void ReceiveReduce::finish() {
+  if (count_ == 0) return;
+  ctx_.transport().wait(request_);
+  if (!fused_) reduceInRankOrder(ctx_.device(), dst_, mine_, incoming_, peer_ < ctx_.rank(), count_, dtype_, op_);
+}
+
 void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,
                     DataType dtype, ReduceOp op, void* incoming, int peer) {
-  Transport& transport = ctx.transport();
-  if (!transport.fusesReceiveReduce()) {
-    exchange(transport, send, sendBytes, incoming, count * sizeOf(dtype), peer);
-    reduceInRankOrder(ctx.device(), dst, mine, incoming, peer < ctx.rank(), count, dtype, op);
-    return;
-  }
-  Request in{}, out{};
-  if (count > 0) in = transport.irecvReduce(dst, mine, count, dtype, op, peer);
-  if (sendBytes > 0) out = transport.isend(send, sendBytes, peer);
-  if (count > 0) transport.wait(in);
-  if (sendBytes > 0) transport.wait(out);
+  ReceiveReduce in(ctx, dst, mine, count, dtype, op, incoming, peer);
+  Request out{};
+  if (sendBytes > 0) out = ctx.transport().isend(send, sendBytes, peer);
+  in.finish();
+  if (sendBytes > 0) ctx.transport().wait(out);
 }
 
 void receiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count, DataType dtype, ReduceOp op, void* incoming,
                    int peer) {
-  if (count == 0) return;
-  Transport& transport = ctx.transport();
-  if (transport.fusesReceiveReduce()) {
-    transport.wait(transport.irecvReduce(dst, mine, count, dtype, op, peer));
-    return;
-  }
-  receiveFrom(transport, incoming, count * sizeOf(dtype), peer);
-  reduceInRankOrder(ctx.device(), dst, mine, incoming, peer < ctx.rank(), count, dtype, op);
+  ReceiveReduce(ctx, dst, mine, count, dtype, op, incoming, peer).finish();
 }
 
 bool foldIn(Context& ctx, const Fold& fold, const void* input, void* buf, void* incoming, std::size_t count, DataType dtype,

@@ -52,18 +52,38 @@ void receiveFrom(Transport& transport, void* recv, std::size_t bytes, int peer);
 void reduceInRankOrder(Device& device, void* dst, const void* mine, const void* theirs, bool theirsIsLower, std::size_t count,
                        DataType dtype, ReduceOp op);
 
-// Sends `sendBytes` of `send` to `peer` while reducing what it sends back (`count` elements)
-// with `mine` into `dst`, and waits for both. A transport that reduces as it receives does so
-// from the peer's message in place (mine op theirs; `dst` and `mine` must not overlap `send`);
-// the others receive into `incoming` and reduce in rank order. For reductions each computed by
-// one rank only (recursive halving's kept half), whose bits no partner has to match.
+// A receive of `count` elements from `peer` reduced with `mine` into `dst` (which may be
+// `mine`), in two steps so that a send can go out between them: the constructor posts it, finish()
+// waits. A transport that reduces as it receives does so from the peer's message in place, one
+// pass instead of a copy into `incoming` and then the reduction; the others receive into
+// `incoming` and finish() reduces in rank order. For reductions one rank computes alone, whose
+// bits no partner has to match.
+class ReceiveReduce {
+ public:
+  ReceiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count, DataType dtype, ReduceOp op, void* incoming,
+                int peer);
+  void finish();
+
+ private:
+  Context& ctx_;
+  void* dst_;
+  const void* mine_;
+  std::size_t count_;
+  DataType dtype_;
+  ReduceOp op_;
+  void* incoming_;
+  int peer_;
+  bool fused_;
+  Request request_{};
+};
+
+// Sends `sendBytes` of `send` to `peer` while receiving `count` elements back and reducing them
+// with `mine` into `dst` (ReceiveReduce; `dst` and `mine` must not overlap `send`), and waits for
+// both: recursive halving's step, where each partner keeps the half it reduces.
 void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,
                     DataType dtype, ReduceOp op, void* incoming, int peer);
 
-// Receives `count` elements from `peer` and reduces them with `mine` into `dst` (which may be
-// `mine`), and waits. A transport that reduces as it receives does so from the peer's message in
-// place, one pass instead of a copy into `incoming` and then the reduction: the fold's whole
-// buffer, where a pass is what the fold costs. For reductions one rank computes alone.
+// ReceiveReduce posted and finished: the fold's whole buffer, where a pass is what the fold costs.
 void receiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count, DataType dtype, ReduceOp op, void* incoming,
                    int peer);
 

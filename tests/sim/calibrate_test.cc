@@ -23,6 +23,14 @@ namespace {
 
 std::string repo(const std::string& path) { return std::string(CCLAB_SOURCE_DIR) + "/" + path; }
 
+// The AMD VM's shared memory with every message through the slots (no single copy): what the
+// pricing tests below build on, whatever threshold the preset ships (64 KiB since 2026-12-04).
+Cluster amdThroughTheSlots() {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.singleCopyBytes = c.intra.singleCopyRootedBytes = 0;
+  return c;
+}
+
 // Rows "measured" by the model itself on a cluster whose numbers the test knows; with
 // `sharedGpu`, every run's processes share one GPU (Shape::perDevice = ranks).
 // `backend` kOwnBackend: rows of cclab's implementation (its device copies priced), in and out of
@@ -129,7 +137,7 @@ TEST(Calibrate, DeviceCopiesFitFromTheSameRowsInAndOutOfPlace) {
 }
 
 TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
-  Cluster truth = loadCluster("cpu-2core-amd-epyc");
+  Cluster truth = amdThroughTheSlots();
   ASSERT_EQ(truth.intra.eagerLimitBytes, 4096);
   truth.intra.latencyUs = 0.8;
   truth.intra.oversubscribedLatencyUs = 7;
@@ -140,7 +148,7 @@ TEST(Calibrate, RecoversSharedMemoryCachesOversubscriptionAndRendezvous) {
   truth.intra.caches[1].bandwidthGBps = 8;
   // all_gather: no reduction term to overlap, so time is exactly linear in the fitted terms.
   const auto rows = synthetic(truth, Collective::AllGather, "ring", {2, 3, 4, 5});
-  const CalibrationReport report = calibrate(loadCluster("cpu-2core-amd-epyc"), rows);
+  const CalibrationReport report = calibrate(amdThroughTheSlots(), rows);
   ASSERT_EQ(report.groups.size(), 1u);
   const Calibration& g = report.groups[0];
   EXPECT_NEAR(g.latencyUs, 0.8, 1e-6);
@@ -165,7 +173,7 @@ std::vector<Measurement> cacheRows(const Cluster& truth) {
 
 // This machine's description with its L2 and L3 holding these many bytes.
 Cluster cachesAt(double l2Bytes, double l3Bytes) {
-  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  Cluster c = amdThroughTheSlots();
   c.intra.caches.at(0).bytes = l2Bytes;
   c.intra.caches.at(1).bytes = l3Bytes;
   return c;
@@ -176,7 +184,7 @@ Cluster cachesAt(double l2Bytes, double l3Bytes) {
 // 12 MiB, calibrated from a description that says 1 MiB and 32 MiB, give those capacities back
 // and fit exactly; kept at the described sizes (--cache-capacity described), they cannot.
 TEST(Calibrate, FitsTheCapacityTheCachesBehaveAs) {
-  const Cluster described = loadCluster("cpu-2core-amd-epyc");
+  const Cluster described = amdThroughTheSlots();
   ASSERT_EQ(described.intra.caches.size(), 2u);
   ASSERT_EQ(described.intra.caches[0].bytes, 1024.0 * 1024);
   ASSERT_EQ(described.intra.caches[1].bytes, 32.0 * 1024 * 1024);
@@ -206,7 +214,7 @@ TEST(Calibrate, FitsTheCapacityTheCachesBehaveAs) {
 // searched outermost first, take the L3 at 4 MiB while the L2 is still at its described 1 MiB,
 // then the L2 at 896 KiB; a second pass over the levels finds both exactly.
 TEST(Calibrate, FitsTheCapacitiesInPassesUntilNoneChanges) {
-  const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc"), cacheRows(cachesAt(128.0 * 1024, 2.0 * 1024 * 1024)));
+  const CalibrationReport fitted = calibrate(amdThroughTheSlots(), cacheRows(cachesAt(128.0 * 1024, 2.0 * 1024 * 1024)));
   ASSERT_EQ(fitted.cacheFits.size(), 2u);
   EXPECT_EQ(fitted.cacheFits[0].fittedBytes, 128.0 * 1024);
   EXPECT_EQ(fitted.cacheFits[1].fittedBytes, 2.0 * 1024 * 1024);
@@ -219,7 +227,7 @@ TEST(Calibrate, FitsTheCapacitiesInPassesUntilNoneChanges) {
 // 3); recursive doubling at 3 ranks folds one pair and exchanges between 2 (1 on a core), at 5
 // exchanges among 4 (2 on a core) between the folds.
 TEST(Calibrate, OversubscribedStepsPayPerRankOfTheBusiestCore) {
-  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  Cluster c = amdThroughTheSlots();
   c.intra.latencyUs = 0.5;
   c.intra.oversubscribedLatencyUs = 1;
   c.intra.rendezvousLatencyUs = 0;
@@ -242,7 +250,7 @@ TEST(Calibrate, OversubscribedStepsPayPerRankOfTheBusiestCore) {
 // same. ccsim calibrate takes the copies from the runs (Measurement::copiesPerMessage) when they
 // agree.
 TEST(Calibrate, OneWayFoldsCostEachCoreHalfOnATransportOfTwoCopies) {
-  Cluster one = loadCluster("cpu-2core-amd-epyc");
+  Cluster one = amdThroughTheSlots();
   ASSERT_EQ(one.intra.copiesPerMessage, 1);
   Cluster two = one;
   two.intra.copiesPerMessage = 2;
@@ -269,7 +277,7 @@ TEST(Calibrate, OneWayFoldsCostEachCoreHalfOnATransportOfTwoCopies) {
 // description (the runs may have been made with another one).
 // The AMD VM's shared memory with `copies` copies a message, and a call's time on 3 ranks there.
 Cluster withCopies(int copies) {
-  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  Cluster c = amdThroughTheSlots();
   c.intra.copiesPerMessage = copies;
   return c;
 }
@@ -350,7 +358,7 @@ TEST(Calibrate, RootedCallsTakeTheSingleCopyFromTheirOwnThreshold) {
 // scatter's the root's (n-1)/n of the buffer, tree or linear. On one copy the receivers copy at
 // once and neither holds (a 3-rank binomial broadcast costs what a 2-rank one does).
 TEST(Calibrate, ARootWritesItsMessagesInTurnOnATransportOfTwoCopies) {
-  Cluster one = loadCluster("cpu-2core-amd-epyc");
+  Cluster one = amdThroughTheSlots();
   one.intra.caches.clear();  // one copy rate at every rank count: the ratios are the plans'
   Cluster two = one;
   two.intra.copiesPerMessage = 2;
@@ -384,7 +392,7 @@ TEST(Calibrate, ARootWritesItsMessagesInTurnOnATransportOfTwoCopies) {
 // cores are not shared. A chain of one hop only sends or receives at each end: half a swap's
 // copies on two copies a message. Calibration takes the setting from the runs' transport.
 TEST(Calibrate, AFlowOnMoreRanksThanCoresSharesTheNodesMessagesOverTheCores) {
-  Cluster spin = loadCluster("cpu-2core-amd-epyc");
+  Cluster spin = amdThroughTheSlots();
   spin.intra.caches.clear();  // one copy rate at every rank count, no latencies: the ratios are the plans' bytes
   spin.intra.latencyUs = spin.intra.oversubscribedLatencyUs = spin.intra.rendezvousLatencyUs = 0;
   ASSERT_FALSE(spin.intra.waitingRanksYield);
@@ -411,7 +419,7 @@ TEST(Calibrate, AFlowOnMoreRanksThanCoresSharesTheNodesMessagesOverTheCores) {
   EXPECT_NEAR(time(twoCopies, Collective::Broadcast, "chain", 2) / time(spin, Collective::Broadcast, "chain", 2), 0.5, 1e-9);
   EXPECT_TRUE(clusterFromJson(toJson(yield), "test").intra.waitingRanksYield);  // written and read back
 
-  Cluster two = loadCluster("cpu-2core-amd-epyc");
+  Cluster two = amdThroughTheSlots();
   std::vector<Measurement> rows = synthetic(two, Collective::Broadcast, "chain", {2, 4});
   for (Measurement& m : rows) m.copiesPerMessage = 2;
   EXPECT_FALSE(calibrate(two, rows).fitted.intra.waitingRanksYield);  // over MPI's transport
@@ -427,7 +435,7 @@ TEST(Calibrate, AFlowOnMoreRanksThanCoresSharesTheNodesMessagesOverTheCores) {
 // Measured (shm/ring-reduce-root-2026-11-29): at 8 MiB root n-1 (an even chain) takes 0.73 of root
 // 0's time at 3 ranks (0.67 here) and 0.78-0.81 at 5 (0.8).
 TEST(Calibrate, AChainRunsAtItsBusiestCore) {
-  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  Cluster c = amdThroughTheSlots();
   c.intra.caches.clear();
   c.intra.latencyUs = c.intra.oversubscribedLatencyUs = c.intra.rendezvousLatencyUs = 0;
   c.intra.waitingRanksYield = true;
@@ -455,7 +463,7 @@ TEST(Calibrate, AChainRunsAtItsBusiestCore) {
 // the tree's depth in latencies (1, 1, 2, 2 at 2-5 ranks), not its rounds (1, 2, 2, 3). On a GPU
 // the root's receives queue in round order: the rounds.
 TEST(Calibrate, TowardABinomialRootSharedMemoryPaysTheTreesDepth) {
-  Cluster shm = loadCluster("cpu-2core-amd-epyc");
+  Cluster shm = amdThroughTheSlots();
   shm.intra.caches.clear();
   shm.intra.latencyUs = 1;
   shm.intra.oversubscribedLatencyUs = shm.intra.rendezvousLatencyUs = 0;
@@ -484,7 +492,7 @@ TEST(Calibrate, TowardABinomialRootSharedMemoryPaysTheTreesDepth) {
 // with steady-state loops (shm/min-time-sweep-2026-11-30) the binomial broadcast takes 0.21,
 // 0.60, 0.72 and 1.13 us at 2-5 ranks: 0.18-0.21 per end. Where ranks spin, the rounds stay.
 TEST(Calibrate, BackToBackBinomialCallsRunAtTheBusiestCoresMessageEnds) {
-  Cluster spin = loadCluster("cpu-2core-amd-epyc");
+  Cluster spin = amdThroughTheSlots();
   spin.intra.caches.clear();
   spin.intra.latencyUs = 1;
   spin.intra.oversubscribedLatencyUs = spin.intra.rendezvousLatencyUs = 0;
@@ -510,7 +518,7 @@ TEST(Calibrate, BackToBackBinomialCallsRunAtTheBusiestCoresMessageEnds) {
 // A step pays the rendezvous exactly when its message reaches the eager limit: a 2-rank ring
 // all_gather sends half the buffer per step.
 TEST(Calibrate, TheRendezvousStartsAtTheEagerLimit) {
-  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  Cluster c = amdThroughTheSlots();
   reshape(c, 1, 2);
   auto time = [](const Cluster& cluster, double bytes) {
     return Predictor(cluster).predict(Query{Collective::AllGather, "ring", bytes, 2, 1, false, ""}).timeUs;
