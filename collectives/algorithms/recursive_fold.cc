@@ -29,17 +29,16 @@ void reduceInRankOrder(Device& device, void* dst, const void* mine, const void* 
 
 ReceiveReduce::ReceiveReduce(Context& ctx, void* dst, const void* mine, std::size_t count, DataType dtype, ReduceOp op,
                              void* incoming, int peer)
-    : ctx_(ctx), dst_(dst), mine_(mine), count_(count), dtype_(dtype), op_(op), incoming_(incoming), peer_(peer),
-      fused_(ctx.transport().fusesReceiveReduce()) {
+    : ctx_(ctx), dst_(dst), mine_(mine), count_(count), dtype_(dtype), op_(op), incoming_(incoming), peer_(peer) {
   if (count_ == 0) return;
-  request_ = fused_ ? ctx.transport().irecvReduce(dst, mine, count, dtype, op, peer)
+  request_ = ctx.transport().fusesReceiveReduce() ? ctx.transport().irecvReduce(dst, mine, count, dtype, op, peer)
                     : ctx.transport().irecv(incoming, count * sizeOf(dtype), peer);
 }
 
 void ReceiveReduce::finish() {
   if (count_ == 0) return;
   ctx_.transport().wait(request_);
-  if (!fused_) reduceInRankOrder(ctx_.device(), dst_, mine_, incoming_, peer_ < ctx_.rank(), count_, dtype_, op_);
+  if (!ctx_.transport().fusesReceiveReduce()) reduceInRankOrder(ctx_.device(), dst_, mine_, incoming_, peer_ < ctx_.rank(), count_, dtype_, op_);
 }
 
 void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,

@@ -73,7 +73,6 @@ class ReceiveReduce {
   ReduceOp op_;
   void* incoming_;
   int peer_;
-  bool fused_;
   Request request_{};
 };
 
