@@ -176,6 +176,17 @@ bool ShmTransport::pushFragments(Pending& send) {
   return true;
 }
 
+// Asks for the lines past the header's of the slot where a `bytes`-byte message's first fragment
+// will be (a descriptor's, if it takes the single copy), while the receiver polls the header: the
+// lines then cross between cores with the header's line, not after it is seen. Only a message's
+// first fragment: in a stream of fragments the sender is writing the next slot while the receiver
+// copies, and fetching those lines takes them from it mid-write (all_reduce through the slots at
+// 2 ranks, 1-4 MiB: 10-18% slower when every fragment was prefetched).
+void ShmTransport::prefetchFragment(const char* s, std::size_t bytes) const {
+  const std::size_t fragment = singleCopyBytes_ > 0 && bytes >= singleCopyBytes_ ? sizeof(Descriptor) : std::min(bytes, kSlotPayload);
+  for (std::size_t at = kCacheLine; at < sizeof(SlotHeader) + fragment; at += kCacheLine) __builtin_prefetch(s + at, 0, 3);
+}
+
 // 2. While the slot at the tail holds the next fragment (its sequence says so), copy it out (after
 //    checking it fits what this receive expects), then free the slot by raising tail.
 bool ShmTransport::popFragments(Pending& receive, bool readSingleCopies) {
@@ -183,6 +194,7 @@ bool ShmTransport::popFragments(Pending& receive, bool readSingleCopies) {
   std::uint64_t tail = c.tail.value.load(std::memory_order_relaxed);  // only this rank writes it
   for (;;) {
     char* s = slot(c, tail);
+    if (receive.moved == 0) prefetchFragment(s, receive.bytes);
     if (sequence(s).load(std::memory_order_acquire) != tail + 1) return false;  // nothing yet
     SlotHeader header;
     std::memcpy(&header.bytes, s + offsetof(SlotHeader, bytes), sizeof(header.bytes));
