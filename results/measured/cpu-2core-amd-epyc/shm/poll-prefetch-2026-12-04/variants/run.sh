@@ -11,10 +11,12 @@
 #     prefetches the next slot's header for writing. (pf1 and pf2 ran an earlier form of the
 #     switch: every fragment of messages up to CCLAB_POLL_PREFETCH bytes; its 4096 is mode 1 and
 #     its 65536 and 1073741824 are mode 3 up to those sizes.)
+#   tail batches (../tail_batch_switch.patch on the commit): CCLAB_TAIL_BATCH=k raises a channel's
+#     tail every k fragments read (and whenever the rank is idle) instead of after each
 # Usage: run.sh <experiment> <ccbench with its patch> [rounds]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-experiment=${1:?usage: $0 <old|lb|lines3|pf1|pf2|pf3|nx|nextw> <ccbench> [rounds]} ccbench=${2:?usage: $0 <experiment> <ccbench> [rounds]}
+experiment=${1:?usage: $0 <old|lb|lines3|pf1|pf2|pf3|nx|nextw|tail-batch> <ccbench> [rounds]} ccbench=${2:?usage: $0 <experiment> <ccbench> [rounds]}
 export CCLAB_MODELS=${CCLAB_MODELS:-$(cd ../../../../../.. && pwd)/models}
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 mkdir -p "$experiment"
@@ -64,6 +66,14 @@ for r in $(seq 1 "${3:-3}"); do
         for n in 2 4; do
           for coll in broadcast all_reduce; do
             bench "CCLAB_NEXTW=$v" "${coll}${n}_l${v}_r$r" "$n" "$coll" -b 8 -e 4K -f 4 --algo auto --min_time 0.003
+          done
+        done
+      done;;
+    tail-batch)  # the receiver's tail raised after every fragment or every 16, 2 and 4 ranks
+      for v in 1 16; do
+        for n in 2 4; do
+          for coll in broadcast all_reduce alltoall; do
+            bench "CCLAB_TAIL_BATCH=$v" "${coll}${n}_l${v}_r$r" "$n" "$coll" -b 8 -e 1M -f 4 --algo auto --min_time 0.003
           done
         done
       done;;
