@@ -139,6 +139,7 @@ Calibration entryFrom(const std::vector<double>& c, LinkClass link, int cacheLev
   for (int l = 0; l < cacheLevels; ++l) e.cacheBandwidthGBps.push_back(toGBps(c[static_cast<std::size_t>(Features::kCacheTerm + l)]));
   e.rendezvousLatencyUs = c[Features::kRendezvousTerm];
   e.callOverheadUs = c[Features::kCallTerm];
+  e.freshBandwidthGBps = c[Features::kFreshTerm] > 0 ? toGBps(c[Features::kFreshTerm]) : 0.0;
   return e;
 }
 
@@ -343,7 +344,8 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     if (pooled.size() < 4) continue;
     // A link's own numbers have no per-call term: what a call costs beyond the launch is its
     // algorithm's (the groups below fit it).
-    for (auto& s : pooled) s.features.x[Features::kCallTerm] = 0;
+    // Nor a fresh-data term: the cluster's description has none (its groups fit their own).
+    for (auto& s : pooled) s.features.x[Features::kCallTerm] = s.features.x[Features::kFreshTerm] = 0;
     const std::vector<double> c = fitNonNegative(pooled);
     pooledCoefficients[link] = c;
     applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));

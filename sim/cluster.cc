@@ -173,6 +173,7 @@ Calibration readCalibration(const JsonReader& in) {
       c.cacheBandwidthGBps.push_back(b.get<double>());
     }
   }
+  c.freshBandwidthGBps = in.positive("fresh_bandwidth_gbps", 0.0, true);
   if (in.has("fit")) {
     const JsonReader fit = in.child("fit");
     c.fit.rows = fit.within<int>("rows", 0, std::numeric_limits<int>::max(), 0);
@@ -203,6 +204,7 @@ Json calibrationToJson(const Calibration& c) {
   if (c.rendezvousLatencyUs > 0) j["rendezvous_latency_us"] = c.rendezvousLatencyUs;
   if (c.callOverheadUs > 0) j["call_overhead_us"] = c.callOverheadUs;
   if (!c.cacheBandwidthGBps.empty()) j["cache_bandwidth_gbps"] = c.cacheBandwidthGBps;
+  if (c.freshBandwidthGBps > 0) j["fresh_bandwidth_gbps"] = c.freshBandwidthGBps;
   j["fit"] = {{"rows", c.fit.rows},
               {"r2", c.fit.r2},
               {std::string(results::kMedianAbsErrorKey), c.fit.medianAbsErrorPct},

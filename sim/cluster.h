@@ -167,6 +167,9 @@ struct Calibration {
   double callOverheadUs = 0;                // once per call, beyond the launch latency
   double bandwidthGBps = 0;                 // effective: efficiency included
   std::vector<double> cacheBandwidthGBps;   // shared memory: per cache level, as in IntraNode::caches
+  // Shared memory, one copy a message: the rate of what a byte read out of data written in this
+  // call costs beyond its copy (LinkPrice::freshGBps); 0: not fitted.
+  double freshBandwidthGBps = 0;
   FitQuality fit;
 };
 

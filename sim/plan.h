@@ -49,6 +49,14 @@ struct Transfer {
   // shared-memory transport of two copies per message the sender's and receiver's cores split
   // the work, half of what each does in a swap (IntraNode::copiesPerMessage).
   bool oneWay = false;
+  // Shared memory, one copy a message: the share of the bytes read out of data a rank wrote in this
+  // call (forwarded or reduced), whose lines are modified in the writer's cache and cross between
+  // the cores at every size. The rest is read out of a buffer unchanged since the last call (the
+  // collective's input), which a loop of calls leaves in the reader's caches: on the Zen 5 host
+  // 128 KiB copies at 110 GB/s unchanged and 34 GB/s rewritten (docs/simulator.md). Those bytes
+  // pay the link's fresh rate on top of their copy (LinkPrice::freshGBps, fitted where a sweep
+  // shows it). 0: every byte read out of an unchanged buffer.
+  double freshShare = 0;
   // Shared memory: the messages in sequence where they are fewer than `steps` (0: `steps`). A
   // message waits in the receiver's slots until it is copied out, so where ranks send as soon as
   // they have their data, receives posted one after another overlap in flight: toward a binomial

@@ -120,6 +120,7 @@ Pricing Predictor::pricingFor(const Calibration* entry, Collective collective) c
   for (std::size_t l = 0; l < entry->cacheBandwidthGBps.size() && l < link.cacheGBps.size(); ++l) {
     link.cacheGBps[l] = entry->cacheBandwidthGBps[l];
   }
+  link.freshGBps = entry->freshBandwidthGBps;
   if (entry->link == LinkClass::Intra && p.sharedMemory) {
     p.local = link;  // a rank's own copies run on the cores the fit measured (calibrate.cc: fitLink)
     p.local.latencyUs = 0;

@@ -89,6 +89,13 @@ double deviceBytes(const Transfer& t, const Shape& shape, const Pricing& pricing
   return load * t.bytes;
 }
 
+// Shared memory, one copy a message: of a transfer's bytes on the busiest core, those read out of
+// data written in this call (Transfer::freshShare). Through the slots the sender has just written
+// every message, whichever its source: the fitted copy rates carry that.
+double freshBytes(const Transfer& t, double bytes, const Pricing& pricing) {
+  return pricing.copies(t) == 1 ? bytes * t.freshShare : 0.0;
+}
+
 double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing, const SharedMemoryView& shm) {
   const LinkPrice& link = pricing.link(t.link);
   if (pricing.sharedMemory && t.link != LinkClass::Inter) {
@@ -97,6 +104,7 @@ double bandwidthUs(const Transfer& t, const Shape& shape, const Pricing& pricing
     for (int l = 0; l < pricing.cacheLevels; ++l) {
       us += bytes * shm.shares[static_cast<std::size_t>(l)] * kUsPerByteAt1GBps / link.cacheGBps[static_cast<std::size_t>(l)];
     }
+    if (link.freshGBps > 0) us += freshBytes(t, bytes, pricing) * kUsPerByteAt1GBps / link.freshGBps;
     return us;
   }
   double bandwidth = link.bandwidthGBps;
@@ -169,6 +177,7 @@ Pricing withBandwidthsOf(const Pricing& own, const Pricing& lender) {
   for (LinkClass l : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
     p.link(l).bandwidthGBps = lender.link(l).bandwidthGBps;
     p.link(l).cacheGBps = lender.link(l).cacheGBps;
+    p.link(l).freshGBps = lender.link(l).freshGBps;
   }
   p.reduceGBps = lender.reduceGBps;
   return p;
@@ -236,6 +245,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       for (int l = 0; l < pricing.cacheLevels; ++l) {
         f.x[static_cast<std::size_t>(Features::kCacheTerm + l)] += bytes * shm.shares[static_cast<std::size_t>(l)];
       }
+      f.x[Features::kFreshTerm] += freshBytes(t, bytes, pricing);
     }
   }
   if (link == LinkClass::Local) f.x[0] = 1;  // a local copy has no steps: the first term is the launch latency

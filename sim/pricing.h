@@ -20,6 +20,9 @@ struct LinkPrice {
   double rendezvousLatencyUs = 0;          // shared memory: extra per step of a message above the eager limit
   double bandwidthGBps = 0;                // effective (efficiency included); shared memory: one core from DRAM
   std::array<double, 3> cacheGBps{};       // shared memory: per cache level of the cluster
+  // Shared memory, one copy a message: what a byte read out of data written in this call costs
+  // beyond its copy (Transfer::freshShare), as a rate; 0: nothing more (not fitted).
+  double freshGBps = 0;
 };
 
 struct Pricing {
@@ -95,10 +98,11 @@ Pricing bandwidthsOnly(const Pricing& lender);
 // further process of a step), microseconds per byte
 // at the link's bandwidth (shared memory: from DRAM), then per byte from each of up to 3 cache
 // levels, then extra latency per rendezvous step, then a call's own overhead beyond the launch
-// latency: 1 for every plan that moves data). Local plans (one rank) put the launch latency
-// in the first coefficient. Terms a plan cannot see stay zero, and the fit leaves them out.
+// latency: 1 for every plan that moves data, then microseconds per byte read out of data written
+// in this call, beyond its copy: Transfer::freshShare). Local plans (one rank) put the launch
+// latency in the first coefficient. Terms a plan cannot see stay zero, and the fit leaves them out.
 struct Features {
-  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6, kCallTerm = 7, kColumns = 8;
+  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6, kCallTerm = 7, kFreshTerm = 8, kColumns = 9;
   std::array<double, kColumns> x{};
 };
 Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& pricing, LinkClass link);

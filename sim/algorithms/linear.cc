@@ -20,6 +20,7 @@ bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan) {
     // n - 1 buffers reduced.
     if (!planPairwise(Collective::AllToAll, s, bytes * s.ranks, plan)) return false;
     plan.phases[0].reduceBytes = (s.ranks - 1) * bytes;
+    plan.phases[0].transfers[0].freshShare = 1;  // every rank sends the copy of its input it made in this call
     return true;
   }
   if (c != Collective::Gather && c != Collective::Scatter) return false;

@@ -19,6 +19,9 @@ bool planRd(Collective c, const Shape& s, double bytes, Plan& plan) {
   // Copiers: after folding, only pof2 ranks exchange (the others wait for the result).
   Transfer intra{LinkClass::Intra, intraSteps, intraSteps * bytes, pof2};
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
+  // The first exchange sends the input, the later ones this call's partial results; folded, a
+  // standing-in rank's first exchange sends a partial result too, and its partner waits for it.
+  intra.freshShare = !isPowerOfTwo(n) ? 1.0 : intraSteps > 0 ? (intraSteps - 1) / intraSteps : 0.0;
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, interSteps, interSteps * bytes * g, n});
   phase.reduceBytes = log2Floor(n) * bytes;
@@ -27,6 +30,7 @@ bool planRd(Collective c, const Shape& s, double bytes, Plan& plan) {
     // (their own phase: the other ranks wait, and a shared GPU queues only those copies).
     Transfer fold{LinkClass::Intra, 2, 2 * bytes, n - pof2};
     fold.oneWay = true;
+    fold.freshShare = 0.5;  // in: the extra rank's input; out: the result
     plan.addPhase().add(fold).reduceBytes = bytes;
   }
   return true;

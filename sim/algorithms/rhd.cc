@@ -31,6 +31,11 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
   // Copiers: after folding, only pof2 ranks exchange (the others wait for the result).
   Transfer intra{LinkClass::Intra, halves * intraSteps, halves * intraPerRank, pof2};
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
+  // The first halving sends half of the input (S/2 of the bytes), every later step this call's
+  // partial sums or gathered blocks; the all-gather sends out of the output it copied its block
+  // into; folded, a standing-in rank's first half is a partial sum too.
+  const double inputShare = c == Collective::AllGather || !isPowerOfTwo(n) || intraPerRank <= 0 ? 0.0 : 0.5 * bytes / (halves * intraPerRank);
+  intra.freshShare = 1.0 - inputShare;
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, halves * interSteps, halves * interPerRank * g, n});
   if (c != Collective::AllGather) phase.reduceBytes = static_cast<double>(n - 1) / n * bytes;
@@ -38,6 +43,8 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
     // Fold the extra ranks in and out, n - pof2 pairs at once (their own phase, as rd's).
     Transfer fold{LinkClass::Intra, 2, c == Collective::AllReduce ? 2 * bytes : bytes + bytes / n, n - pof2};
     fold.oneWay = true;
+    // In: the extra rank's input (its block, in an all-gather); out: what the call made.
+    fold.freshShare = c == Collective::AllReduce ? 0.5 : c == Collective::ReduceScatter ? 1.0 / (n + 1) : n / (n + 1.0);
     // The standing-in rank reduces the extra rank's whole buffer as it folds in (all_reduce and
     // reduce_scatter; recursive_fold.cc), as rd's fold does.
     Phase& folding = plan.addPhase().add(fold);

@@ -71,6 +71,8 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       const double passes = g == 2 && p == 1 ? 1 : 2;
       Transfer intra{LinkClass::Intra, 2.0 * (g - 1), passes * bytes * (p > 1 ? static_cast<double>(g - 1) / g : 1.0), n};
       intra.critical.nodeMessages = 2.0 * (g - 1) * bytes;
+      // Up the trees the leaves send their input, every other message is this call's.
+      intra.freshShare = g > 1 ? 1.0 - 1.0 / (2.0 * (g - 1)) : 0.0;
       phase.add(intra);
       if (p > 1) phase.add({LinkClass::Inter, 2 * interRounds, 2 * bytes, n});
       phase.reduceBytes = bytes;
@@ -84,6 +86,10 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       // One GPU under all: every one of the g - 1 non-root ranks' buffers is copied (and, in a
       // reduce, reduced) once, over fewer rounds.
       intra.critical.sharedDevice = (g - 1) * bytes;
+      // Of the depth's hops in sequence, the first reads an input (the root's, a leaf's), the
+      // others what a rank received or reduced in this call.
+      const int treeDepth = binomialDepth(g);
+      intra.freshShare = treeDepth > 1 ? (treeDepth - 1.0) / treeDepth : 0.0;
       if (c == Collective::Broadcast && g > 1) {
         // On shared memory the receivers copy: a rank v receives from v - lowbit(v) once its
         // parent has the data, so the copies on the critical path are the most set bits of any
@@ -113,6 +119,8 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       Transfer intra{LinkClass::Intra, intraRounds, f * bytes, n};
       intra.busiestCoreEnds = binomialBusiestCoreEnds;
       if (c == Collective::Gather) intra.sharedMemorySteps = binomialDepth(g);  // toward the root: its depth in sequence
+      const int treeDepth = binomialDepth(g);  // the first hop reads an input, the rest forward
+      intra.freshShare = treeDepth > 1 ? (treeDepth - 1.0) / treeDepth : 0.0;
       const double block = bytes / n;
       intra.critical.twoCopyWriter = c == Collective::Scatter
                                    ? binomialWritePath(g, [g](int v, int m) { return static_cast<double>(std::min(m, g - v - m)); }) * block
