@@ -34,7 +34,8 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
   // The first halving sends half of the input (S/2 of the bytes), every later step this call's
   // partial sums or gathered blocks; the all-gather sends out of the output it copied its block
   // into; folded, a standing-in rank's first half is a partial sum too.
-  const double inputShare = c == Collective::AllGather || !isPowerOfTwo(n) || intraPerRank <= 0 ? 0.0 : 0.5 * bytes / (halves * intraPerRank);
+  // (Across nodes the first halvings are the inter-node ones: every intra step is fresh.)
+  const double inputShare = c == Collective::AllGather || !isPowerOfTwo(n) || p > 1 || intraPerRank <= 0 ? 0.0 : 0.5 * bytes / (halves * intraPerRank);
   intra.freshShare = 1.0 - inputShare;
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, halves * interSteps, halves * interPerRank * g, n});

@@ -119,8 +119,9 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       Transfer intra{LinkClass::Intra, intraRounds, f * bytes, n};
       intra.busiestCoreEnds = binomialBusiestCoreEnds;
       if (c == Collective::Gather) intra.sharedMemorySteps = binomialDepth(g);  // toward the root: its depth in sequence
-      const int treeDepth = binomialDepth(g);  // the first hop reads an input, the rest forward
-      intra.freshShare = treeDepth > 1 ? (treeDepth - 1.0) / treeDepth : 0.0;
+      // Every message comes out of a scratch run this call wrote: the gathered blocks, the
+      // scatter root's input rotated into distance order.
+      intra.freshShare = 1;
       const double block = bytes / n;
       intra.critical.twoCopyWriter = c == Collective::Scatter
                                    ? binomialWritePath(g, [g](int v, int m) { return static_cast<double>(std::min(m, g - v - m)); }) * block
