@@ -45,7 +45,6 @@ bool planBruck(Collective c, const Shape& s, double bytes, Plan& plan) {
     }
     Phase& phase = plan.addPhase();
     Transfer intra{LinkClass::Intra, p > 1 ? 0.0 : steps, intraBytes, n};
-  intra.freshShare = 1;  // every step sends out of the rotated copy this call made
     intra.allPairs = true;
     intra.freshShare = 1;  // every step sends out of the buffer this call gathers into
     phase.add(intra);
@@ -66,6 +65,7 @@ bool planBruck(Collective c, const Shape& s, double bytes, Plan& plan) {
   Phase& phase = plan.addPhase();
   Transfer intra{LinkClass::Intra, p > 1 ? 0.0 : steps, intraBytes, n};
   intra.allPairs = true;
+  intra.freshShare = 1;  // every step sends out of the rotated copy this call made
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, steps, interBytes, n});
   return true;

@@ -801,7 +801,7 @@ TEST(Calibrate, HierarchicalSweepsArePricedOnTheirEmulatedNodes) {
 // fit on 2 and 4 ranks, predict 3 and 5: sizes >= 64 KiB within 15% median absolute error. Met
 // with the described cache capacities (14.4%; 15.0% since bytes read out of the call's own data
 // pay a fitted rate of their own, which took the Zen 5 host's one-copy sweeps from 26.6% and
-// 33.6% to 21.3% and 28.9%); with them fitted (the default since 2026-11-29: 768 KiB and 24 MiB
+// 33.6% to 21.3% and 28.5%); with them fitted (the default since 2026-11-29: 768 KiB and 24 MiB
 // on these rows, 640 KiB and 24 MiB with the fresh rate) 15.3% (15.4%), while 11 of the 18 algorithms move closer and the
 // shared-memory sweeps of issue 17 go from 13.8% to 10.3% (docs/simulator.md).
 TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
