@@ -12,8 +12,8 @@
 // header's line rather than after it (on the Zen 5 host a third line had cost a whole cross-core
 // transfer more: 0.52 -> 0.95 us at 120 B; 0.53-0.66 us with the prefetch). `tail` (fragments
 // read, stored by the receiver after copying out, on its own cache line) frees slots; the sender
-// reads it only when the slots it last saw free are used up. Messages between a pair therefore arrive in the order
-// they were posted, as Transport requires.
+// reads it only when the slots it last saw free are used up. Messages between a pair therefore
+// arrive in the order they were posted, as Transport requires.
 //
 // Progress is made inside isend/irecv (as far as slots allow; a large message's single copy is
 // read only in wait) and wait: waiting on any request moves every pending send and receive of

@@ -31,14 +31,16 @@ ReceiveReduce::ReceiveReduce(Context& ctx, void* dst, const void* mine, std::siz
                              void* incoming, int peer)
     : ctx_(ctx), dst_(dst), mine_(mine), count_(count), dtype_(dtype), op_(op), incoming_(incoming), peer_(peer) {
   if (count_ == 0) return;
-  request_ = ctx.transport().fusesReceiveReduce() ? ctx.transport().irecvReduce(dst, mine, count, dtype, op, peer)
-                    : ctx.transport().irecv(incoming, count * sizeOf(dtype), peer);
+  Transport& transport = ctx.transport();
+  request_ = transport.fusesReceiveReduce() ? transport.irecvReduce(dst, mine, count, dtype, op, peer)
+                                            : transport.irecv(incoming, count * sizeOf(dtype), peer);
 }
 
 void ReceiveReduce::finish() {
   if (count_ == 0) return;
   ctx_.transport().wait(request_);
-  if (!ctx_.transport().fusesReceiveReduce()) reduceInRankOrder(ctx_.device(), dst_, mine_, incoming_, peer_ < ctx_.rank(), count_, dtype_, op_);
+  if (ctx_.transport().fusesReceiveReduce()) return;  // reduced as it arrived
+  reduceInRankOrder(ctx_.device(), dst_, mine_, incoming_, peer_ < ctx_.rank(), count_, dtype_, op_);
 }
 
 void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,

@@ -47,6 +47,10 @@ inline bool isPowerOfTwo(int n) { return n > 0 && (n & (n - 1)) == 0; }
 // algorithms' Fold::pof2() in collectives/algorithms/recursive_fold.h).
 inline int powerOfTwoBelow(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
 inline double log2Floor(int n) { return log2Ceil(powerOfTwoBelow(n)); }
+
+// Of `steps` equal steps in sequence whose first reads an input and the rest what the call wrote
+// (Transfer::freshShare): the share after the first.
+inline double afterTheFirst(double steps) { return steps > 1 ? (steps - 1) / steps : 0.0; }
 // Shared memory: the most load any core carries when rank r runs on core r mod `cores` (mpirun
 // --map-by core), `loadOf(rank)` each rank's part.
 template <typename LoadOf>

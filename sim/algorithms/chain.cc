@@ -49,7 +49,7 @@ bool planChain(Collective c, const Shape& s, double bytes, Plan& plan) {
   intra.critical.busiestCoreShare = c == Collective::Reduce ? reduceChainShare : broadcastChainShare;
   // The first hop reads its sender's input; every later one what the rank before it received (or
   // reduced) in this call.
-  intra.freshShare = intraHops > 1 ? (intraHops - 1) / intraHops : 0.0;
+  intra.freshShare = afterTheFirst(intraHops);
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, static_cast<double>(p - 1), bytes, n});
   if (c == Collective::Reduce) phase.reduceBytes = bytes;

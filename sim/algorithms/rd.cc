@@ -21,7 +21,7 @@ bool planRd(Collective c, const Shape& s, double bytes, Plan& plan) {
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
   // The first exchange sends the input, the later ones this call's partial results; folded, a
   // standing-in rank's first exchange sends a partial result too, and its partner waits for it.
-  intra.freshShare = !isPowerOfTwo(n) ? 1.0 : intraSteps > 0 ? (intraSteps - 1) / intraSteps : 0.0;
+  intra.freshShare = isPowerOfTwo(n) ? afterTheFirst(intraSteps) : 1.0;
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, interSteps, interSteps * bytes * g, n});
   phase.reduceBytes = log2Floor(n) * bytes;

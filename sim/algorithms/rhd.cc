@@ -35,8 +35,8 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
   // partial sums or gathered blocks; the all-gather sends out of the output it copied its block
   // into; folded, a standing-in rank's first half is a partial sum too.
   // (Across nodes the first halvings are the inter-node ones: every intra step is fresh.)
-  const double inputShare = c == Collective::AllGather || !isPowerOfTwo(n) || p > 1 || intraPerRank <= 0 ? 0.0 : 0.5 * bytes / (halves * intraPerRank);
-  intra.freshShare = 1.0 - inputShare;
+  const bool firstHalvesInput = c != Collective::AllGather && isPowerOfTwo(n) && p == 1 && intraPerRank > 0;
+  intra.freshShare = firstHalvesInput ? 1.0 - 0.5 * bytes / (halves * intraPerRank) : 1.0;
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, halves * interSteps, halves * interPerRank * g, n});
   if (c != Collective::AllGather) phase.reduceBytes = static_cast<double>(n - 1) / n * bytes;

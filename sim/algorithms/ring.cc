@@ -33,8 +33,7 @@ bool planRing(Collective c, const Shape& s, double bytes, Plan& plan) {
   Transfer intra{LinkClass::Intra, rounds * (n - p), rounds * f * bytes * intraShare, n};
   // Step 0 sends this rank's input (segment or block), every later step what it received or
   // reduced in this call.
-  const double ringSteps = rounds * (n - 1);
-  intra.freshShare = ringSteps > 0 ? (ringSteps - 1) / ringSteps : 0.0;
+  intra.freshShare = afterTheFirst(rounds * (n - 1));
   phase.add(intra);
   if (p > 1) phase.add({LinkClass::Inter, rounds * (p - 1), rounds * f * bytes, n});
   if (c != Collective::AllGather) phase.reduceBytes = f * bytes;

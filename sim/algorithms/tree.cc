@@ -88,8 +88,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       intra.critical.sharedDevice = (g - 1) * bytes;
       // Of the depth's hops in sequence, the first reads an input (the root's, a leaf's), the
       // others what a rank received or reduced in this call.
-      const int treeDepth = binomialDepth(g);
-      intra.freshShare = treeDepth > 1 ? (treeDepth - 1.0) / treeDepth : 0.0;
+      intra.freshShare = afterTheFirst(binomialDepth(g));
       if (c == Collective::Broadcast && g > 1) {
         // On shared memory the receivers copy: a rank v receives from v - lowbit(v) once its
         // parent has the data, so the copies on the critical path are the most set bits of any
