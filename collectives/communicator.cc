@@ -30,8 +30,14 @@ AlgorithmCommunicator::AlgorithmCommunicator(Transport& transport, Device& devic
 std::string AlgorithmCommunicator::algorithm(Collective collective) const { return chooser_->describe(collective); }
 
 const Algorithm& AlgorithmCommunicator::pick(Collective collective, const CollectiveArgs& args) {
+  if (last_ && last_->collective == collective && last_->count == args.count && last_->dtype == args.dtype &&
+      last_->send == args.send && last_->recv == args.recv) {
+    return *last_->algorithm;
+  }
   const std::size_t bytes = bytesForCount(collective, args.count, args.dtype, size());
-  return chooser_->choose(collective, bytes, isInPlace(collective, args, size(), rank()));
+  const Algorithm& algorithm = chooser_->choose(collective, bytes, isInPlace(collective, args, size(), rank()));
+  last_ = LastPick{collective, args.count, args.dtype, args.send, args.recv, &algorithm};
+  return algorithm;
 }
 
 std::string AlgorithmCommunicator::algorithmFor(Collective collective, const CollectiveArgs& args) {
