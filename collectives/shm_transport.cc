@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -52,7 +53,8 @@ ShmTransport::ShmTransport(void* region, int rank, int size, std::size_t singleC
     : region_(static_cast<char*>(region)), rank_(rank), size_(size), unrootedSingleCopyBytes_(singleCopyBytes),
       rootedSingleCopyBytes_(rootedSingleCopyBytes), singleCopyBytes_(singleCopyBytes), pid_(getpid()),
       idleBeforeYield_(size > sysconf(_SC_NPROCESSORS_ONLN) ? 1 : 4096), freeUntil_(static_cast<std::size_t>(size), kSlots),
-      singleCopySent_(static_cast<std::size_t>(size), 0), sends_(static_cast<std::size_t>(size)),
+      singleCopySent_(static_cast<std::size_t>(size), 0), packedWrite_(static_cast<std::size_t>(size), 0),
+      packedRead_(static_cast<std::size_t>(size), 0), sends_(static_cast<std::size_t>(size)),
       receives_(static_cast<std::size_t>(size)) {
   if (size < 1 || size > kMaxRanks) throw std::invalid_argument("ShmTransport: " + std::to_string(size) + " ranks (1 to 64)");
   if (rank < 0 || rank >= size) throw std::invalid_argument("ShmTransport: rank " + std::to_string(rank) + " of " + std::to_string(size));
@@ -143,10 +145,61 @@ void ShmTransport::copyIntoSlot(char* s, const char* from, std::size_t n) {
   if (n > 0) std::memcpy(s + sizeof(SlotHeader), from, std::min(n, firstLine));
 }
 
+std::atomic_ref<std::uint32_t> ShmTransport::marker(char* cell) {
+  static_assert(offsetof(CellHeader, marker) == 0 && sizeof(CellHeader) == 8 && kCellsStart >= sizeof(SlotHeader) &&
+                    cellBytes(kPackedMaxBytes) <= kCacheLine && kPackedRegion <= kSlotBytes && kPackedRegion % kCacheLine == 0,
+                "a cell starts with its marker word and fits in a cache line of the slot");
+  return std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(cell));
+}
+
+// A small message as a cell of the open packed slot, opening one (its cells zeroed) if none is
+// open, or if the open one has no room for the cell and a closing cell after it (then it is closed
+// first). Cells never cross a cache line: one that does not fit in the rest of a line starts the
+// next, and the reader, polling both places, finds it there.
+bool ShmTransport::pushPacked(Pending& send, Channel& c) {
+  std::size_t& at = packedWrite_[static_cast<std::size_t>(send.peer)];
+  const std::size_t cell = cellBytes(send.bytes);
+  auto placed = [&](std::size_t offset) {  // where a cell goes from `offset` on: inside one line
+    return offset % kCacheLine + cell > kCacheLine ? (offset / kCacheLine + 1) * kCacheLine : offset;
+  };
+  if (at != 0 && placed(at) + cell + sizeof(CellHeader) > kPackedRegion) closePacked(c, send.peer);
+  const std::uint64_t head = c.head.value.load(std::memory_order_relaxed);  // only this rank writes it
+  const bool open = at == 0;
+  if (open) {
+    if (!slotFree(c, send.peer, head)) return false;
+    std::memset(slot(c, head) + kCellsStart, 0, kPackedRegion - kCellsStart);
+    at = kCellsStart;
+  }
+  const std::uint64_t index = open ? head : head - 1;
+  char* s = slot(c, index);
+  const std::size_t offset = placed(at);
+  if (send.bytes > 0) std::memcpy(s + offset + sizeof(CellHeader), send.buf, send.bytes);
+  const auto bytes = static_cast<std::uint16_t>(send.bytes);
+  std::memcpy(s + offset + offsetof(CellHeader, bytes), &bytes, sizeof(bytes));
+  marker(s + offset).store(cellMarker(index), std::memory_order_release);  // flags 0: zeroed
+  if (open) publish(c, s, head, 0, kPacked);  // the slot's header last: its cells are written
+  at = offset + cell;
+  send.started = true;
+  send.moved = send.bytes;
+  return true;
+}
+
+// Ends the open packed slot: a closing cell after its last, which sends the reader to the next slot.
+void ShmTransport::closePacked(Channel& c, int peer) {
+  std::size_t& at = packedWrite_[static_cast<std::size_t>(peer)];
+  const std::uint64_t index = c.head.value.load(std::memory_order_relaxed) - 1;  // the open slot's
+  char* s = slot(c, index);
+  std::memcpy(s + at + offsetof(CellHeader, flags), &kCellClosed, sizeof(kCellClosed));
+  marker(s + at).store(cellMarker(index), std::memory_order_release);
+  at = 0;
+}
+
 // 1. While a slot is free (the sender is fewer than kSlots fragments ahead of the receiver's
 //    tail), copy the next fragment into it, then publish it.
 bool ShmTransport::pushFragments(Pending& send) {
   Channel& c = channel(rank_, send.peer);
+  if (send.bytes <= kPackedMaxBytes) return pushPacked(send, c);
+  if (packedWrite_[static_cast<std::size_t>(send.peer)] != 0) closePacked(c, send.peer);
   std::uint64_t head = c.head.value.load(std::memory_order_relaxed);  // only this rank writes it
   if (singleCopyBytes_ > 0 && send.bytes >= singleCopyBytes_) {
     // A large message: one slot carries where it is; done when the receiver has read it.
@@ -193,12 +246,20 @@ bool ShmTransport::popFragments(Pending& receive, bool readSingleCopies) {
   Channel& c = channel(receive.peer, rank_);
   std::uint64_t tail = c.tail.value.load(std::memory_order_relaxed);  // only this rank writes it
   for (;;) {
+    if (packedRead_[static_cast<std::size_t>(receive.peer)] != 0) {
+      if (const std::optional<bool> complete = popPacked(receive, c, tail)) return *complete;
+      continue;  // that packed slot is closed: on to the next
+    }
     char* s = slot(c, tail);
     if (receive.moved == 0) prefetchFragment(s, receive.bytes);
     if (sequence(s).load(std::memory_order_acquire) != tail + 1) return false;  // nothing yet
     SlotHeader header;
     std::memcpy(&header.bytes, s + offsetof(SlotHeader, bytes), sizeof(header.bytes));
     std::memcpy(&header.flags, s + offsetof(SlotHeader, flags), sizeof(header.flags));
+    if ((header.flags & kPacked) != 0) {
+      packedRead_[static_cast<std::size_t>(receive.peer)] = kCellsStart;
+      continue;
+    }
     if ((header.flags & kSingleCopy) != 0) {
       if (!readSingleCopies) return false;
       Descriptor d;
@@ -231,6 +292,52 @@ bool ShmTransport::popFragments(Pending& receive, bool readSingleCopies) {
     receive.moved += header.bytes;
     c.tail.value.store(++tail, std::memory_order_release);
     if (last) return true;
+  }
+}
+
+std::optional<bool> ShmTransport::popPacked(Pending& receive, Channel& c, std::uint64_t& tail) {
+  std::size_t& at = packedRead_[static_cast<std::size_t>(receive.peer)];
+  char* s = slot(c, tail);
+  for (;;) {
+    std::uint32_t seen = marker(s + at).load(std::memory_order_acquire);
+    const std::size_t nextLine = (at / kCacheLine + 1) * kCacheLine;
+    if (seen == 0 && at % kCacheLine != 0 && nextLine + cellBytes(0) + sizeof(CellHeader) <= kPackedRegion &&
+        marker(s + nextLine).load(std::memory_order_acquire) != 0) {
+      // A cell at the next line's start. One here was written before it, and so is seen now.
+      seen = marker(s + at).load(std::memory_order_acquire);
+      if (seen == 0) {
+        at = nextLine;
+        continue;
+      }
+    }
+    if (seen == 0) return false;  // nothing yet
+    if (seen != cellMarker(tail)) {
+      throw std::logic_error("ShmTransport: a packed cell from rank " + std::to_string(receive.peer) + " carries marker " +
+                             std::to_string(seen) + " where " + std::to_string(cellMarker(tail)) + " was due");
+    }
+    CellHeader cell;
+    std::memcpy(&cell.bytes, s + at + offsetof(CellHeader, bytes), sizeof(cell.bytes));
+    std::memcpy(&cell.flags, s + at + offsetof(CellHeader, flags), sizeof(cell.flags));
+    if (cell.flags == kCellClosed) {
+      at = 0;
+      c.tail.value.store(++tail, std::memory_order_release);  // the slot is free again
+      return std::nullopt;
+    }
+    if (receive.moved != 0 || cell.bytes != receive.bytes) {
+      throw std::logic_error("ShmTransport: rank " + std::to_string(receive.peer) + " sent a message that does not match the " +
+                             std::to_string(receive.bytes) + " bytes rank " + std::to_string(rank_) + " posted");
+    }
+    const char* payload = s + at + sizeof(CellHeader);
+    if (cell.bytes == 0) {
+      // an empty message: nothing to copy, and its buffers may be null
+    } else if (receive.local != nullptr) {
+      reduceHost(receive.buf, receive.local, payload, cell.bytes / sizeOf(receive.dtype), receive.dtype, receive.op);
+    } else {
+      std::memcpy(receive.buf, payload, cell.bytes);
+    }
+    receive.moved = cell.bytes;
+    at += cellBytes(cell.bytes);
+    return true;
   }
 }
 

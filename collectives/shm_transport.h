@@ -23,6 +23,20 @@
 // mpi_yield_when_idle), and only after 4096 idle polls otherwise (a system call on every short
 // wait would double a small message's latency).
 //
+// Small messages (kPackedMaxBytes and less, whatever the single-copy threshold) are packed, two to
+// four to a cache line, as Open MPI's vader packs its fast boxes: the sender opens a slot for them
+// (its header says kPacked), zeroes the slot's first kPackedRegion bytes and writes each message
+// as a cell (an 8-byte cell header, then the payload; 16 or 32 bytes, never across a cache line)
+// whose marker word it stores last; the receiver polls the next cell's marker (and the next
+// line's first, where a cell that did not fit in the rest of a line goes). In a stream (a
+// broadcast's root posting call after call) the receiver then takes one cache line from the
+// sender's core for every two to four messages, not one for each: the 2-rank broadcast of 8 B
+// 0.21 -> 0.14 us on the Zen 5 host. Not larger messages: a 32-byte one took a line of its own and
+// the zeroing's share of another, and exchanges of them ran 5-8% slower. The slot is closed (a
+// closing cell) when a larger message follows or the region is full, and only then freed by the
+// receiver's tail. The zeroing makes every cell the receiver polls either unwritten (0) or
+// written this lap: no stale payload can pass for a cell.
+//
 // Large messages (singleCopyBytes and up; rootedSingleCopyBytes in a rooted call) take one copy
 // instead of two, as Open MPI's vader does with CMA: the sender puts a descriptor of its buffer
 // (pid, address, bytes) in a slot, the receiver reads the bytes straight out of the sender's memory with process_vm_readv (a fused
@@ -46,6 +60,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <algorithm>
 #include <vector>
 
@@ -61,6 +76,8 @@ class ShmTransport final : public Transport {
   static constexpr int kSlots = 64;
   static constexpr std::size_t kSlotPayload = 4 * 1024;
   static constexpr int kMaxRanks = 64;  // n x n channels: 64 ranks map 1 GiB
+  // Messages this small or smaller travel packed, a cell each (the class comment).
+  static constexpr std::size_t kPackedMaxBytes = 24;
 
   // The bytes of the region `ranks` ranks share.
   static std::size_t regionBytes(int ranks);
@@ -113,7 +130,21 @@ class ShmTransport final : public Transport {
     std::uint32_t bytes;     // payload bytes in this fragment
     std::uint32_t flags;     // kLast on a message's last fragment; kSingleCopy: the payload is a Descriptor
   };
-  static constexpr std::uint32_t kLast = 1, kSingleCopy = 2;
+  static constexpr std::uint32_t kLast = 1, kSingleCopy = 2, kPacked = 4;
+  // A packed slot's cells (kPacked): from kCellsStart to kPackedRegion, each a CellHeader and its
+  // payload, 16-byte aligned, inside one cache line (one that does not fit in the rest of a line
+  // starts the next: the reader polls both); a closing cell sends the reader to the next slot.
+  struct CellHeader {
+    std::uint32_t marker;  // 0: not written yet; else cellMarker(slot index): stored last, polled
+    std::uint16_t bytes;
+    std::uint16_t flags;   // kCellClosed, or 0 for a message
+  };
+  static constexpr std::uint16_t kCellClosed = 2;
+  static constexpr std::size_t kCellsStart = 16;      // after the slot's header
+  static constexpr std::size_t kPackedRegion = 1024;  // zeroed when the slot opens: 16 lines
+  static constexpr std::size_t cellBytes(std::size_t payload) { return (sizeof(CellHeader) + payload + 15) / 16 * 16; }
+  static std::uint32_t cellMarker(std::uint64_t slotIndex) { return static_cast<std::uint32_t>(slotIndex % 0x7fffffffu) + 1; }
+  static std::atomic_ref<std::uint32_t> marker(char* cell);
   struct Descriptor {
     std::int64_t pid;
     std::uint64_t address;
@@ -149,8 +180,14 @@ class ShmTransport final : public Transport {
   void prefetchFragment(const char* slot, std::size_t bytes) const;
   // True when the send is complete: its last fragment is in a slot, or (single copy) the receiver has read it.
   bool pushFragments(Pending& send);
+  bool pushPacked(Pending& send, Channel& channel);
+  void closePacked(Channel& channel, int peer);
   // readSingleCopies false: a large message's descriptor is left for a later call (see post()).
   bool popFragments(Pending& receive, bool readSingleCopies);
+  // The receive's message from the packed slot at the channel's tail: true when it
+  // was there (the receive is complete), false when not yet, nullopt when the slot closed first
+  // (the tail moved past it).
+  std::optional<bool> popPacked(Pending& receive, Channel& channel, std::uint64_t& tail);
   bool progress(bool readSingleCopies);
   void readSingleCopy(Pending& receive, const Descriptor& from);
 
@@ -163,6 +200,8 @@ class ShmTransport final : public Transport {
   int idleBeforeYield_;                        // idle polls before a wait gives up the core (1 when oversubscribed)
   std::vector<std::uint64_t> freeUntil_;       // per peer: the fragment index the last tail read frees slots up to
   std::vector<std::uint64_t> singleCopySent_;  // per peer: single-copy messages sent
+  std::vector<std::size_t> packedWrite_;       // per peer: the next cell's offset in the open packed slot (0: none open)
+  std::vector<std::size_t> packedRead_;        // per peer: the next cell's offset in the packed slot at the tail (0: not in one)
   std::vector<char> scratch_;                  // a fused single-copy receive's pieces
   PeerMappings peerMappings_;                  // peers' shared buffers, mapped on first read
   std::uint64_t nextId_ = 1;
