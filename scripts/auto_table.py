@@ -66,7 +66,9 @@ def read(folder):
         runs[key].add(m.group(3))
         for line in text.split("Side by side", 1)[1].splitlines():
             s = SIDE.match(line)
-            if s and int(s.group(1)) > 0 and float(s.group(2)) > 0:  # rows of 0 bytes compare nothing
+            # Rows of 0 bytes compare nothing; the ratio, not the algbw columns (printed to 3 decimals:
+            # 0.000 GB/s for a few bytes on more ranks than cores), says whether a row compared.
+            if s and int(s.group(1)) > 0 and float(s.group(4)) > 0:
                 ratios[key][int(s.group(1))].append(float(s.group(4)))
         for (low, high), algo in picks(text).items():
             for size in ratios[key]:
