@@ -97,7 +97,7 @@ TEST(ShmTransport, MessagesArriveWholeAndInOrder) {
 TEST(ShmTransport, PackedSmallMessagesArriveWholeAndInOrder) {
   std::vector<std::size_t> sizes;
   for (int k = 0; k < 3000; ++k) {
-    const std::size_t small = static_cast<std::size_t>(k * 7) % (ShmTransport::kPackedMaxBytes + 1);  // 0..48
+    const std::size_t small = static_cast<std::size_t>(k * 7) % (ShmTransport::kPackedMaxBytes + 1);  // 0..24
     sizes.push_back(k % 97 == 0 ? ShmTransport::kPackedMaxBytes + 1 + static_cast<std::size_t>(k % 300) : small);
   }
   const std::string error = onRanks(2, [&](ShmTransport& t) {
