@@ -160,7 +160,7 @@ bool ShmTransport::pushPacked(Pending& send, Channel& c) {
   std::size_t& at = packedWrite_[static_cast<std::size_t>(send.peer)];
   const std::size_t cell = cellBytes(send.bytes);
   auto placed = [&](std::size_t offset) {  // where a cell goes from `offset` on: inside one line
-    return offset % kCacheLine + cell > kCacheLine ? (offset / kCacheLine + 1) * kCacheLine : offset;
+    return offset % kCacheLine + cell > kCacheLine ? nextLine(offset) : offset;
   };
   if (at != 0 && placed(at) + cell + sizeof(CellHeader) > kPackedRegion) closePacked(c, send.peer);
   const std::uint64_t head = c.head.value.load(std::memory_order_relaxed);  // only this rank writes it
@@ -300,13 +300,13 @@ std::optional<bool> ShmTransport::popPacked(Pending& receive, Channel& c, std::u
   char* s = slot(c, tail);
   for (;;) {
     std::uint32_t seen = marker(s + at).load(std::memory_order_acquire);
-    const std::size_t nextLine = (at / kCacheLine + 1) * kCacheLine;
-    if (seen == 0 && at % kCacheLine != 0 && nextLine + cellBytes(0) + sizeof(CellHeader) <= kPackedRegion &&
-        marker(s + nextLine).load(std::memory_order_acquire) != 0) {
+    const std::size_t next = nextLine(at);
+    if (seen == 0 && at % kCacheLine != 0 && next + cellBytes(0) + sizeof(CellHeader) <= kPackedRegion &&
+        marker(s + next).load(std::memory_order_acquire) != 0) {
       // A cell at the next line's start. One here was written before it, and so is seen now.
       seen = marker(s + at).load(std::memory_order_acquire);
       if (seen == 0) {
-        at = nextLine;
+        at = next;
         continue;
       }
     }

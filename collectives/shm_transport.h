@@ -145,6 +145,7 @@ class ShmTransport final : public Transport {
   static constexpr std::size_t kCellsStart = 16;      // after the slot's header
   static constexpr std::size_t kPackedRegion = 1024;  // zeroed when the slot opens: 16 lines
   static constexpr std::size_t cellBytes(std::size_t payload) { return (sizeof(CellHeader) + payload + 15) / 16 * 16; }
+  static constexpr std::size_t nextLine(std::size_t offset) { return (offset / kCacheLine + 1) * kCacheLine; }
   static std::uint32_t cellMarker(std::uint64_t slotIndex) { return static_cast<std::uint32_t>(slotIndex % 0x7fffffffu) + 1; }
   static std::atomic_ref<std::uint32_t> marker(char* cell);
   struct Descriptor {

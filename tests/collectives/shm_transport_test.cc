@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -201,23 +202,19 @@ TEST(ShmTransport, ARootedCallTakesItsOwnSingleCopyThreshold) {
 }
 
 TEST(ShmTransport, MismatchedSizesAreCaught) {
-  const std::string error = onRanks(2, [](ShmTransport& t) {
-    std::vector<char> buf(64);
-    if (t.rank() == 0) {
-      t.wait(t.isend(buf.data(), 64, 1));
-    } else {
-      t.wait(t.irecv(buf.data(), 32, 0));
-    }
-  });
+  auto sendAndPost = [](std::size_t sent, std::size_t posted) {  // rank 0 sends `sent` bytes, rank 1 posts `posted`
+    return onRanks(2, [&](ShmTransport& t) {
+      std::vector<char> buf(std::max(sent, posted));
+      if (t.rank() == 0) {
+        t.wait(t.isend(buf.data(), sent, 1));
+      } else {
+        t.wait(t.irecv(buf.data(), posted, 0));
+      }
+    });
+  };
+  const std::string error = sendAndPost(64, 32);
   EXPECT_NE(error.find("does not match the 32 bytes"), std::string::npos) << error;
-  const std::string packed = onRanks(2, [](ShmTransport& t) {  // a packed message, 16 bytes where 8 were posted
-    std::vector<char> buf(16);
-    if (t.rank() == 0) {
-      t.wait(t.isend(buf.data(), 16, 1));
-    } else {
-      t.wait(t.irecv(buf.data(), 8, 0));
-    }
-  });
+  const std::string packed = sendAndPost(16, 8);  // a packed message
   EXPECT_NE(packed.find("does not match the 8 bytes"), std::string::npos) << packed;
   const std::string single = onRanks(2, [](ShmTransport& t) {
     static std::vector<char> buf(64);
