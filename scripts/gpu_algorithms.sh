@@ -2,10 +2,10 @@
 # cclab's algorithms on device memory, several processes sharing GPU 0 under MPS (docs/gpu.md,
 # "The algorithms beyond the ring"), in two steps:
 #   sweeps  every family (FAMILIES="linear" only some) at 2, 4, 3 and 5 processes, its collectives,
-#           8 B - 64 MiB, -n 20 -w 3: results/measured/<machine>/algorithms/sweeps/<family>_np<N>.*,
+#           8 B - 64 MiB, -n 20 -w 3: results/measured/<machine>/algorithms/${SWEEPS_DIR:-sweeps}/<family>_np<N>.*,
 #           what `ccsim calibrate --ranks 2,4` and `ccsim validate --ranks 3,5` read
 #   auto    at 3 and 5 processes (counts the calibration never saw), issue 17's five collectives:
-#           --algo auto tuned on CALIBRATION (default sweeps/calibrated.json), then every algorithm
+#           --algo auto tuned on CALIBRATION (default ${SWEEPS_DIR:-sweeps}/calibrated.json), then every algorithm
 #           that does the collective, one launch each, -n 200 -w 20:
 #           results/measured/<machine>/algorithms/${AUTO_DIR:-auto-np35}/<collective>_np<N>_<algo>.*
 # Every launch checks its results (-c 1) and ends within CCLAB_GPU_CMD_TIMEOUT seconds (300).
@@ -28,7 +28,8 @@ source scripts/gpu_mps.sh
 build=${CCLAB_GPU_BUILD_DIR:-build-gpu}
 ccbench=$build/bin/ccbench
 out="results/measured/$machine/algorithms"
-calibration=${CALIBRATION:-$out/sweeps/calibrated.json}
+sweeps=$out/${SWEEPS_DIR:-sweeps}
+calibration=${CALIBRATION:-$sweeps/calibrated.json}
 "$build/tests/gpu_probe" >/dev/null 2>&1 || { echo "$0: no GPU on this machine (or $build not built)" >&2; exit 2; }
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 trap stop_mps EXIT
@@ -52,11 +53,11 @@ launch() {
 
 for step in "$@"; do
   if [ "$step" = sweeps ]; then
-    mkdir -p "$out/sweeps"
+    mkdir -p "$sweeps"
     for ranks in 2 4 3 5; do
       perNode=$(( ranks % 2 == 0 ? 2 : 1 ))
       for family in ${FAMILIES:-$all_families}; do
-        launch "$out/sweeps/${family}_np$ranks" "$ranks" "${family_collectives[$family]}" --algo "$family" \
+        launch "$sweeps/${family}_np$ranks" "$ranks" "${family_collectives[$family]}" --algo "$family" \
             --ranks-per-node "$perNode" -b 8 -e 64M -f 4 -n 20 -w 3
       done
     done

@@ -3,14 +3,16 @@
 #   build    configure without the GUI and build into build-gpu/
 #   test     the GPU tests (exact results of every collective x datatype x op, NCCL and cclab's
 #            CUDA ring with 1-4 processes sharing GPU 0)
-#   measure  NCCL at 1 rank, 8 B - 4 GiB, for the five collectives nccl-tests was run with; cclab's
-#            CUDA ring with 2, 4 and 8 processes sharing GPU 0; ccbench train (GPT-2 on one GPU,
-#            DDP vs ZeRO-3 with 2 processes on GPU 0); with PyTorch: eager GPT-2 steps and GEMMs
-#            alone (scripts/torch_step.py, scripts/torch_gemm.py); the reduce kernel vs cudaMemcpy
+#   measure  both of:
+#     collectives  NCCL at 1 rank, 8 B - 4 GiB, for the five collectives nccl-tests was run with;
+#                  the reduce kernel vs cudaMemcpy; cclab's CUDA ring with 2, 4 and 8 processes
+#                  sharing GPU 0
+#     train        ccbench train (GPT-2 on one GPU, DDP vs ZeRO-3 with 2 processes on GPU 0); with
+#                  PyTorch: eager GPT-2 steps and GEMMs alone (scripts/torch_step.py, torch_gemm.py)
 #   check    ccbench's NCCL numbers against nccl-tests's from the same kind of machine
 #            (tests/data/nccl-tests-h100): algbw within 3% from 32 MiB, time within 1 us below
 #
-# Usage: scripts/gpu_measure.sh <machine-name> [build|test|measure|check|all]...   (default: all)
+# Usage: scripts/gpu_measure.sh <machine-name> [build|test|measure|collectives|train|check|all]...   (default: all)
 # Results land in results/measured/<machine-name>/ and the logs in results/measured/<machine-name>/logs/; with
 # $OUT set (the device machine), the lot is also packed into $OUT/gpu-results.tgz.
 # Exit code: 0 all passed, 1 a test or check failed, 2 bad usage or no GPU.
@@ -19,14 +21,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 machine=${1:-}
 if [ -z "$machine" ] || [[ "$machine" == -* || "$machine" == */* ]]; then
-  echo "usage: $0 <machine-name> [build|test|measure|check|all]..." >&2
+  echo "usage: $0 <machine-name> [build|test|measure|collectives|train|check|all]..." >&2
   exit 2
 fi
 shift
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(all)
 for s in "${steps[@]}"; do
-  case $s in build|test|measure|check|all) ;; *) echo "$0: unknown step '$s' (build, test, measure, check, all)" >&2; exit 2 ;; esac
+  case $s in build|test|measure|collectives|train|check|all) ;;
+    *) echo "$0: unknown step '$s' (build, test, measure, collectives, train, check, all)" >&2; exit 2 ;; esac
 done
 
 out="results/measured/$machine"
@@ -39,7 +42,14 @@ if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_
 mpirun=(timeout -k 5 "${CCLAB_GPU_CMD_TIMEOUT:-900}" mpirun --oversubscribe --bind-to none)
 status=0
 
-wants() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] || [ "$s" = all ] && return 0; done; return 1; }
+wants() {  # measure is collectives and train; all is every step
+  local s
+  for s in "${steps[@]}"; do
+    [ "$s" = "$1" ] || [ "$s" = all ] && return 0
+    [ "$s" = measure ] && [[ "$1" == collectives || "$1" == train ]] && return 0
+  done
+  return 1
+}
 note() { echo "== $*" | tee -a "$logs/summary.txt"; }
 
 pack() {  # on the device machine: everything back in one file, whatever happened
@@ -73,7 +83,7 @@ if wants test; then
   grep -E "tests passed|Passed|Failed|Skipped|\*\*\*" "$logs/gpu_tests.log" | tee -a "$logs/summary.txt"
 fi
 
-if wants measure; then
+if wants collectives; then
   for c in all_reduce all_gather reduce_scatter broadcast alltoall; do
     note "NCCL $c, 1 rank, 8 B - 4 GiB (nccl-tests's flags: -b 8 -e 4G -f 4 -g 1 -w 5 -n 20)"
     "${mpirun[@]}" -np 1 "$ccbench" "$c" --backend nccl -b 8 -e 4G -f 4 -g 1 -w 5 -n 20 \
@@ -82,6 +92,9 @@ if wants measure; then
   note "NCCL all_reduce under CUDA graphs (-G 20)"
   "${mpirun[@]}" -np 1 "$ccbench" all_reduce --backend nccl -b 8 -e 4G -f 4 -g 1 -G 20 -w 5 -n 20 \
       -J "$out/nccl_all_reduce_graph_np1.json" >"$out/nccl_all_reduce_graph_np1.txt" 2>"$logs/nccl_graph.err" || status=1
+fi
+
+if wants train; then
   # Training steps on the GPU beside their predictions (cuBLAS GEMMs in bf16): GPT-2 on one GPU,
   # and DDP vs ZeRO-3 with 2 processes sharing GPU 0 over cclab's CUDA ring (HBM is the link).
   train=(train --model gpt2 --cluster dgx-h100 --precision mixed --micro-batch 8 -w 3 -n 10)
@@ -125,6 +138,9 @@ if wants measure; then
     timeout -k 5 "${CCLAB_GPU_CMD_TIMEOUT:-900}" python3 scripts/torch_step.py models/cards/gpt2.json --micro-batch 8 --vocab-multiple 64 \
         >"$out/torch_gpt2_padded.json" 2>"$logs/torch_gpt2_padded.err" && tee -a "$logs/summary.txt" <"$out/torch_gpt2_padded.json"
   fi
+fi
+
+if wants collectives; then
   note "reduce kernel vs cudaMemcpy (benchmarks/cuda_reduce_bench)"
   "$build/benchmarks/cuda_reduce_bench" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
       --benchmark_out="$out/cuda_reduce_bench.json" --benchmark_out_format=json >"$out/cuda_reduce_bench.txt" 2>&1 || status=1

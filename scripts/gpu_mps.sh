@@ -11,4 +11,14 @@ start_mps() {
   fi
   mps_status="MPS: $([ $mps_started = 1 ] && echo "started for this run" || echo "not started (CCLAB_GPU_MPS=${CCLAB_GPU_MPS:-1}; already running or not in this driver)")"
 }
-stop_mps() { if [ $mps_started = 1 ]; then echo quit | timeout 10 nvidia-cuda-mps-control; mps_started=0; fi; }
+# quit returns before the daemon has gone: wait for it, or the next script's start_mps finds it
+# still there, starts none, and its processes time-slice the GPU (a sweep measured 570 us a ring
+# step so, against 33 us under MPS, 2026-12-04).
+stop_mps() {
+  if [ $mps_started = 1 ]; then
+    echo quit | timeout 10 nvidia-cuda-mps-control
+    local i
+    for i in $(seq 50); do pgrep -x nvidia-cuda-mps >/dev/null || break; sleep 0.2; done
+    mps_started=0
+  fi
+}
