@@ -63,6 +63,12 @@ struct Transfer {
   // tree's root (gather, reduce) only the tree's depth is in sequence, not its rounds. On a GPU
   // each receive is an operation queued in round order on the root's stream: there the rounds are.
   double sharedMemorySteps = 0;
+  // On a GPU through CUDA IPC, the messages in sequence where they are fewer than `steps` (0:
+  // `steps`). A send only records an event and a receiver's own kernel reads the sender's buffer,
+  // so a rank's sends to several children are read at once: away from a binomial tree's root
+  // (broadcast) the tree's depth is in sequence, not its rounds (2 processes on one H200: 13 us,
+  // 3: 17, 4: 21, 5: 21, the depth 1, 1, 2, 2 and the rounds 1, 2, 2, 3).
+  double devicePullSteps = 0;
   // Shared memory, a binomial tree's call on more ranks than cores whose waiting ranks yield
   // them: back-to-back calls overlap, so a call costs the message ends the busiest core serves
   // (every send and every receive of the ranks placed on it: rank r on core r mod c, mpirun

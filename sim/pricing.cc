@@ -64,7 +64,8 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
 // a rooted call on more ranks than cores whose waiting ranks yield, the busiest core's message
 // ends (Transfer::busiestCoreEnds).
 double stepsInSequence(const Transfer& t, const Shape& shape, const Pricing& pricing) {
-  if (!pricing.sharedMemory || t.link == LinkClass::Inter) return t.steps;
+  if (t.link == LinkClass::Inter) return t.steps;
+  if (!pricing.sharedMemory) return t.link == LinkClass::Intra && t.devicePullSteps > 0 ? t.devicePullSteps : t.steps;
   if (t.busiestCoreEnds && pricing.waitingRanksYield && shape.perNode() > pricing.cores) {
     return t.busiestCoreEnds(shape.perNode(), pricing.cores);
   }

@@ -97,6 +97,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         intra.critical.oneCopyReceiver = depth * bytes;
         intra.copiers = (g - 1 + depth - 1) / depth;
         intra.critical.twoCopyWriter = binomialWritePath(g, [](int, int) { return 1.0; }) * bytes;
+        intra.devicePullSteps = depth;
       } else if (c == Collective::Reduce) {
         // Each round's receivers reduce at once, the most (g / 2) in the first; the root receives
         // in every round, one after another. In a round a rank sends or receives; on shared

@@ -160,13 +160,16 @@ int picksWithinFivePercent(const std::string& machine, const std::string& launch
 // had the linear algorithms' sweeps, was within 5% at 55 of the 114 sizes: the linear algorithms
 // were the fastest at 44 of them. The calibration with them was within 5% at 91; with the device
 // copies priced apart (rd and rhd's copy of the input no longer spread over their steps), 107;
-// with the chain's chunks as messages and the binomial trees' copies on the shared GPU, 109.
+// with the chain's chunks as messages and the binomial trees' copies on the shared GPU, 109;
+// with the binomial broadcast's receivers reading at once on a GPU (its depth in sequence, not its
+// rounds: Transfer::devicePullSteps), 107: at 5 processes the tree, priced one step cheaper, is
+// picked at 8 B, 512 KiB and 2 MiB, where the chain ran 1.09-1.21x faster in this launch.
 TEST(Tuner, PicksOnTheH100CalibrationScoredAgainstItsMeasuredFamilies) {
   int sizes = 0;
   const int within = picksWithinFivePercent("gpu-1x-nvidia-h100", "auto-np35-linear", sizes);
   EXPECT_EQ(sizes, 114);
   std::printf("auto within 5%% of the fastest family: %d of %d sizes\n", within, sizes);
-  EXPECT_GE(within, 109);
+  EXPECT_GE(within, 107);
 }
 
 // The same on an H200 (sweeps and launches of one call; its own calibration, fitted on the
@@ -179,9 +182,12 @@ TEST(Tuner, PicksOnTheH100CalibrationScoredAgainstItsMeasuredFamilies) {
 // before, whose rd copied its input out of place, and with the copy no longer in rd's plan its fit
 // spreads it over rd's steps, so at 5 processes (4 steps to the fit's 1 and 2) rd is priced dear
 // and auto takes the linear all_reduce from 8 B to 128 KiB, 1.2-1.3x slower there. A GPU
-// measuring today's code again is what mends it (docs/gpu.md).
+// measuring today's code again is what mends it (docs/gpu.md). 86 and 86 with the binomial
+// broadcast's depth in sequence on a GPU: at 3 processes the tree is picked, which these launches
+// of the code before ran 1.05-1.21x slower than the chain (the launches of today's code, below,
+// run it 1.09-1.31x faster; the sweeps of both, a tie).
 TEST(Tuner, PicksOnTheH200CalibrationScoredAgainstItsMeasuredFamilies) {
-  for (const auto& [launches, atLeast] : {std::pair{"auto-np35", 95}, std::pair{"auto-np35-calibrated", 91}}) {
+  for (const auto& [launches, atLeast] : {std::pair{"auto-np35", 86}, std::pair{"auto-np35-calibrated", 86}}) {
     int sizes = 0;
     const int within = picksWithinFivePercent("gpu-1x-nvidia-h200", launches, sizes);
     EXPECT_EQ(sizes, 114) << launches;
@@ -191,17 +197,18 @@ TEST(Tuner, PicksOnTheH200CalibrationScoredAgainstItsMeasuredFamilies) {
 }
 
 // Today's code on an H200 (2026-12-04): sweeps-2026-12-04 (rd, rhd and tree in place) and its
-// calibration, and the launches of auto-np35-2026-12-04, scored the same way: 73 of 114. The 5-
-// process all_reduce and all_gather now pick rd and rhd, the fastest; the misses are the
-// broadcast (the chain, where the binomial tree ran 1.09-1.55x faster: at 3 processes the two
-// tie in the sweeps and the fit prices the tree 20% dear), all_gather at 3 processes (rhd, whose
-// fold the fit never saw, priced 18-35% fast) and all_reduce at 3 (rd, 1.05-1.08x).
+// calibration, and the launches of auto-np35-2026-12-04, scored the same way: 73 of 114, 93 since
+// the binomial broadcast's receivers read at once on a GPU (Transfer::devicePullSteps; the
+// tree had been priced 20% dear at 3 processes and the chain picked, the tree 1.09-1.55x
+// faster). The 5-process all_reduce and all_gather pick rd and rhd, the fastest; the misses are
+// all_gather at 3 processes (rhd, whose fold the fit never saw, priced 18-35% fast) and
+// all_reduce at 3 (rd, 1.05-1.08x).
 TEST(Tuner, PicksOnTheH200CalibrationOfTodaysCode) {
   int sizes = 0;
   const int within = picksWithinFivePercent("gpu-1x-nvidia-h200", "auto-np35-2026-12-04", sizes, "sweeps-2026-12-04");
   EXPECT_EQ(sizes, 114);
   std::printf("auto within 5%% of the fastest family: %d of %d sizes\n", within, sizes);
-  EXPECT_GE(within, 73);
+  EXPECT_GE(within, 93);
 }
 
 // On this CPU over cclab's shared memory: auto's picks on the shipped calibration
