@@ -31,21 +31,24 @@ struct Sample {
   double timeUs = 0;   // what the features must explain
   double launchUs = 0; // added back when predicting
   const Measurement* measurement = nullptr;
-  // A plan with phases whose bytes another algorithm's fit prices (Phase::bandwidthFitOf): until
-  // that fit is known, `features` describe the whole plan; borrowBandwidths then takes the
-  // borrowed bytes' time off and leaves their steps to this group's latencies.
+  // A plan with phases whose bytes (or steps) another algorithm's fit prices
+  // (Phase::bandwidthFitOf, latencyFitOf): until that fit is known, `features` describe the whole
+  // plan; borrowFit then takes the borrowed bytes' (steps') time off and leaves the rest of those
+  // phases to this group's own terms.
   std::string_view lender;
+  bool borrowsLatencies = false;
   Plan borrowed;
   Features ownFeatures;  // the other phases, and the borrowed phases' steps
   Shape shape;
   const Predictor* predictor = nullptr;
 };
 
-// Prices a sample's borrowed bytes at the lender's fitted bandwidths, as the predictor does
+// Prices a sample's borrowed bytes (or steps) at the lender's fit, as the predictor does
 // (Predictor::timeOf), and leaves the rest of its time to its own features. Where that leaves
 // nothing, the sample keeps the whole plan's features (false).
-bool borrowBandwidths(Sample& s, const Calibration& lent) {
-  const double borrowedUs = priceUs(s.borrowed, s.shape, bandwidthsOnly(s.predictor->pricingFor(&lent, lent.collective)));
+bool borrowFit(Sample& s, const Calibration& lent) {
+  const Pricing lender = s.predictor->pricingFor(&lent, lent.collective);
+  const double borrowedUs = priceUs(s.borrowed, s.shape, s.borrowsLatencies ? latenciesOnly(lender) : bandwidthsOnly(lender));
   if (s.timeUs - borrowedUs <= 0) return false;
   s.features = s.ownFeatures;
   s.timeUs -= borrowedUs;
@@ -307,11 +310,19 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     s.features = planFeatures(fitted, shape, pricing, link);
     if (plan.empty()) s.features.x = {1, 0, 0, 0, 0};  // nothing moves: only the launch
     Plan own;
-    s.lender = fitted.splitBorrowed(own, s.borrowed);
+    const Plan::Borrowing borrowing = fitted.splitBorrowed(own, s.borrowed);
+    s.lender = borrowing.lender;
+    s.borrowsLatencies = borrowing.latencies;
     if (!s.lender.empty()) {
       s.ownFeatures = planFeatures(own, shape, pricing, link);
       const Features borrowed = planFeatures(s.borrowed, shape, pricing, link);
-      for (int j : {0, 1, Features::kRendezvousTerm}) s.ownFeatures.x[static_cast<std::size_t>(j)] += borrowed.x[static_cast<std::size_t>(j)];
+      // What the lender does not price stays this group's: the borrowed phases' steps, or their bytes.
+      for (int j = 0; j < Features::kColumns; ++j) {
+        const bool stepTerm = j == 0 || j == 1 || j == Features::kRendezvousTerm;
+        if (j != Features::kCallTerm && stepTerm != s.borrowsLatencies) {
+          s.ownFeatures.x[static_cast<std::size_t>(j)] += borrowed.x[static_cast<std::size_t>(j)];
+        }
+      }
       s.shape = shape;
       s.predictor = &predictor;
     }
@@ -370,15 +381,19 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     const std::string what = fmt::format("{} {} {}{}", impl, name(static_cast<Collective>(collective)), algo, inPlace ? " in place" : "");
     int borrowed = 0, notBorrowed = 0;
     std::string_view lender;
+    bool latencies = false;
     for (Sample& s : samples) {
       if (s.lender.empty()) continue;
       lender = s.lender;
-      const Calibration* lent = findCalibration(report.fitted.calibrations, impl, static_cast<Collective>(collective), s.lender, inPlace);
-      ++(lent != nullptr && borrowBandwidths(s, *lent) ? borrowed : notBorrowed);
+      latencies = s.borrowsLatencies;
+      const Collective lenderCollective = s.borrowsLatencies ? Collective::AllReduce : static_cast<Collective>(collective);
+      const Calibration* lent = findCalibration(report.fitted.calibrations, impl, lenderCollective, s.lender, inPlace);
+      ++(lent != nullptr && borrowFit(s, *lent) ? borrowed : notBorrowed);
     }
     if (borrowed + notBorrowed > 0) {
-      report.notes.push_back(fmt::format("{}: {} rows with phases that borrow {}'s fitted bandwidths: {} priced at them before the fit{}", what,
-                                         borrowed + notBorrowed, lender, borrowed,
+      report.notes.push_back(fmt::format("{}: {} rows with phases that borrow {}'s fitted {}: {} priced at them before the fit{}", what,
+                                         borrowed + notBorrowed, latencies ? fmt::format("{} all_reduce", lender) : std::string(lender),
+                                         latencies ? "latencies" : "bandwidths", borrowed,
                                          notBorrowed > 0 ? fmt::format(", {} at {}'s own (no fit of {})", notBorrowed, algo, lender) : ""));
     }
     int terms = 0;  // the columns these rows can see: what the rows must outnumber

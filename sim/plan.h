@@ -118,6 +118,12 @@ struct Phase {
   // rd's does, recursive_fold.cc: a whole buffer sent and reduced), rows of a power of two ranks
   // never run it, so the borrower's fit has not seen that work; the lender's saw it at every step.
   std::string_view bandwidthFitOf;
+  // Calibrated, the all_reduce algorithm whose fitted latencies price this phase's steps (its
+  // bytes keep this plan's bandwidths). rhd's all_gather and reduce_scatter fold as rd's all_reduce
+  // does, one message in and one out (recursive_fold.cc); their own fits, from steps where every
+  // rank sends and receives, put a fold's message at 4.8-5.7 us on an H200 where it measures 8-12
+  // (docs/simulator.md, "One fold, one rate"). A phase borrows one of the two at most.
+  std::string_view latencyFitOf;
 
   // A planner that adds more than the array holds is a bug in the planner: it throws rather than
   // writing past the end.
@@ -150,9 +156,14 @@ struct Plan {
   // A library's own algorithm priced on this plan: its chains order the ranks the library's way,
   // not cclab's, so its flows are spread evenly over the cores (CriticalBytes::busiestCoreShare).
   void spreadFlowsEvenly();
-  // The algorithm whose bandwidths its phases borrow (Phase::bandwidthFitOf; one per plan), or
-  // empty; `own` gets the other phases, `borrowed` those, both with the plan's working set.
-  std::string_view splitBorrowed(Plan& own, Plan& borrowed) const;
+  // What its phases borrow of another algorithm's fit (Phase::bandwidthFitOf or latencyFitOf; one
+  // lender per plan): `own` gets the other phases, `borrowed` those, both with the plan's working
+  // set. An empty lender: nothing borrowed.
+  struct Borrowing {
+    std::string_view lender;
+    bool latencies = false;  // the lender's latencies (all_reduce's fit), else its bandwidths
+  };
+  Borrowing splitBorrowed(Plan& own, Plan& borrowed) const;
 };
 
 }  // namespace cclab::sim

@@ -140,13 +140,15 @@ double Predictor::timeOf(Collective collective, std::string_view algo, const Sha
   const Calibration* entry = calibration(query.implementation, collective, algo, query.inPlace);
   calibrated = entry != nullptr;
   const Pricing pricing = pricingFor(entry, collective);
-  // Phases that borrow another algorithm's bandwidths (Phase::bandwidthFitOf) are priced with them
-  // where the calibration holds that fit; the launch is paid once.
+  // Phases that borrow another algorithm's bandwidths or latencies (Phase::bandwidthFitOf,
+  // latencyFitOf) are priced with them where the calibration holds that fit; the launch is paid once.
   Plan own, borrowed;
-  const std::string_view lender = entry != nullptr ? p.splitBorrowed(own, borrowed) : std::string_view();
-  const Calibration* lent = lender.empty() ? nullptr : calibration(query.implementation, collective, lender, query.inPlace);
+  const Plan::Borrowing b = entry != nullptr ? p.splitBorrowed(own, borrowed) : Plan::Borrowing{};
+  const Collective lenderCollective = b.latencies ? Collective::AllReduce : collective;
+  const Calibration* lent = b.lender.empty() ? nullptr : calibration(query.implementation, lenderCollective, b.lender, query.inPlace);
   if (lent == nullptr) return priceUs(p, shape, pricing);
-  const Pricing borrowing = withBandwidthsOf(pricing, pricingFor(lent, collective));
+  const Pricing lender = pricingFor(lent, lenderCollective);
+  const Pricing borrowing = withFitOf(pricing, lender, b.latencies);
   return priceUs(own, shape, pricing) + priceUs(borrowed, shape, borrowing) - borrowing.launchLatencyUs;
 }
 

@@ -173,14 +173,22 @@ Pricing basePricing(const Cluster& c) {
   return p;
 }
 
-Pricing withBandwidthsOf(const Pricing& own, const Pricing& lender) {
+Pricing withFitOf(const Pricing& own, const Pricing& lender, bool latencies) {
   Pricing p = own;
   for (LinkClass l : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
-    p.link(l).bandwidthGBps = lender.link(l).bandwidthGBps;
-    p.link(l).cacheGBps = lender.link(l).cacheGBps;
-    p.link(l).freshGBps = lender.link(l).freshGBps;
+    LinkPrice& link = p.link(l);
+    const LinkPrice& lent = lender.link(l);
+    if (latencies) {
+      link.latencyUs = lent.latencyUs;
+      link.oversubscribedLatencyUs = lent.oversubscribedLatencyUs;
+      link.rendezvousLatencyUs = lent.rendezvousLatencyUs;
+    } else {
+      link.bandwidthGBps = lent.bandwidthGBps;
+      link.cacheGBps = lent.cacheGBps;
+      link.freshGBps = lent.freshGBps;
+    }
   }
-  p.reduceGBps = lender.reduceGBps;
+  if (!latencies) p.reduceGBps = lender.reduceGBps;
   return p;
 }
 
@@ -189,6 +197,20 @@ Pricing bandwidthsOnly(const Pricing& lender) {
   p.launchLatencyUs = 0;
   for (LinkClass l : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
     p.link(l).latencyUs = p.link(l).oversubscribedLatencyUs = p.link(l).rendezvousLatencyUs = 0;
+  }
+  return p;
+}
+
+Pricing latenciesOnly(const Pricing& lender) {
+  constexpr double kFree = 1e300;  // GB/s: bytes cost nothing
+  Pricing p = lender;
+  p.launchLatencyUs = 0;
+  p.reduceGBps = 0;  // no reduction priced
+  for (LinkClass l : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
+    LinkPrice& link = p.link(l);
+    link.bandwidthGBps = kFree;
+    for (double& cache : link.cacheGBps) cache = kFree;
+    link.freshGBps = 0;  // 0: no fresh-data term
   }
   return p;
 }

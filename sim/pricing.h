@@ -87,11 +87,13 @@ int sharedDeviceLoad(const Transfer& t, const Shape& shape, const Pricing& prici
 // Microseconds for a plan on a shape.
 double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing);
 
-// `own` with `lender`'s bandwidths on every link (phases that borrow another fit's bandwidths,
-// Phase::bandwidthFitOf), or with no latencies and no launch at all (`lender` alone: what the
-// borrowed bytes take, which calibration takes off a row before fitting its own terms).
-Pricing withBandwidthsOf(const Pricing& own, const Pricing& lender);
+// Phases priced with another algorithm's fit: `own` with the lender's bandwidths on every link
+// (Phase::bandwidthFitOf) or, `latencies`, its per-step latencies (Phase::latencyFitOf). And the
+// lender's part alone, no launch: its bandwidths with no latencies, or its latencies with every
+// byte free (what calibration takes off a row before fitting its own terms).
+Pricing withFitOf(const Pricing& own, const Pricing& lender, bool latencies);
 Pricing bandwidthsOnly(const Pricing& lender);
+Pricing latenciesOnly(const Pricing& lender);
 
 // The least-squares features of a plan that uses one link class: time = features . coefficients,
 // with coefficients (latency per step, extra latency per oversubscribed step (a shared GPU: per

