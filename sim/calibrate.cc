@@ -38,7 +38,7 @@ struct Sample {
   std::string_view lender;
   bool borrowsLatencies = false;
   Plan borrowed;
-  Features ownFeatures;  // the other phases, and the borrowed phases' steps
+  Features ownFeatures;  // the other phases, and what the lender does not price of the borrowed ones
   Shape shape;
   const Predictor* predictor = nullptr;
 };
