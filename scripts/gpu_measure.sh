@@ -97,7 +97,10 @@ fi
 if wants train; then
   # Training steps on the GPU beside their predictions (cuBLAS GEMMs in bf16): GPT-2 on one GPU,
   # and DDP vs ZeRO-3 with 2 processes sharing GPU 0 over cclab's CUDA ring (HBM is the link).
-  train=(train --model gpt2 --cluster dgx-h100 --precision mixed --micro-batch 8 -w 3 -n 10)
+  # Predicted on the GPU's own description: dgx-h200 on an H200, else dgx-h100.
+  preset=dgx-h100
+  [[ "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" == *H200* ]] && preset=dgx-h200
+  train=(train --model gpt2 --cluster "$preset" --precision mixed --micro-batch 8 -w 3 -n 10)
   note "ccbench train: GPT-2, 1 rank, NCCL"
   "${mpirun[@]}" -np 1 "$ccbench" "${train[@]}" --global-batch 8 --backend nccl -J "$out/train_gpt2_np1.json" \
       --trace "$out/train_gpt2_np1.trace.json" >"$out/train_gpt2_np1.txt" 2>"$logs/train_np1.err" || { status=1; note "FAILED: train np 1"; }
@@ -117,7 +120,7 @@ if wants train; then
     mb=8; [ "$m" = gpt2-large ] && mb=4
     if [ "$m" != gpt2 ]; then
       note "ccbench train: $m, 1 rank, NCCL, micro-batch $mb"
-      "${mpirun[@]}" -np 1 "$ccbench" train --model "$m" --cluster dgx-h100 --precision mixed --micro-batch $mb \
+      "${mpirun[@]}" -np 1 "$ccbench" train --model "$m" --cluster "$preset" --precision mixed --micro-batch $mb \
           --global-batch $mb -w 3 -n 10 --backend nccl -J "$out/train_${m}_np1.json" >"$out/train_${m}_np1.txt" \
           2>"$logs/train_$m.err" || { status=1; note "FAILED: train $m"; }
       grep -E "^# step time" "$out/train_${m}_np1.txt" | tee -a "$logs/summary.txt"
