@@ -26,7 +26,9 @@
 
 #include "results/error_summary.h"
 #include "results/results.h"
+#include "results/training_record.h"
 #include "sim/training/estimate.h"
+#include "sim/training/settings.h"
 
 namespace cclab::sim {
 namespace {
@@ -292,6 +294,37 @@ TEST(OwnRuns, TheUnpaddedVocabularyCostsItsGemms) {
   EXPECT_LT(withoutFactor / measured - 1, -0.15);
   EXPECT_LT(paddedStep, 0.85 * withFactor);
   EXPECT_GT(paddedStep, withoutFactor);  // 47 more columns, aligned
+}
+
+}  // namespace
+}  // namespace cclab::sim
+
+namespace cclab::sim {
+namespace {
+
+// ccbench train's own step (C++ over cuBLAS GEMMs, fused kernels) on one H200 (2026-12-04,
+// results/measured/gpu-1x-nvidia-h200/train_*_np1.json), predicted from the settings each file
+// records but on the H200's own description, dgx-h200 (the runs predicted on dgx-h100, as the
+// script then did: +9.2%, +6.5%, +5.3%). Nothing in dgx-h200 was fitted on an H200 step.
+TEST(OwnRuns, CcbenchTrainStepsOnAnH200AgainstItsOwnDescription) {
+  const std::vector<std::pair<std::string, double>> runs = {{"gpt2", 1.4}, {"gpt2-medium", -2.9}, {"gpt2-large", -5.5}};
+  for (const auto& [model, errorPct] : runs) {
+    const std::string file = std::string(CCLAB_SOURCE_DIR) + "/results/measured/gpu-1x-nvidia-h200/train_" + model + "_np1.json";
+    const results::TrainingMeasurement measured = results::readTraining(file);
+    std::vector<double> steps;
+    for (const auto& step : measured.steps) steps.push_back(*step.seconds);
+    ASSERT_EQ(steps.size(), 10u) << file;  // -n 10 after 3 warm-up steps
+    TrainingSettings settings;
+    applyJson(measured.settings, settings, file);
+    EXPECT_EQ(settings.cluster, "dgx-h100") << file;  // as run
+    settings.cluster = "dgx-h200";
+    const double predicted = runTraining(settings).estimate.step.total;
+    const double error = 100 * (predicted / results::median(steps) - 1);
+    std::printf("%s: measured %.2f ms, predicted on dgx-h200 %.2f ms (%+.1f%%)\n", model.c_str(), 1e3 * results::median(steps),
+                1e3 * predicted, error);
+    EXPECT_NEAR(error, errorPct, 0.2) << model;
+    EXPECT_LE(std::abs(error), 6.0) << model;
+  }
 }
 
 }  // namespace
