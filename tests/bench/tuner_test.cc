@@ -165,8 +165,10 @@ int picksWithinFivePercent(const std::string& machine, const std::string& launch
 // rounds: Transfer::devicePullSteps), 107: at 5 processes the tree, priced one step cheaper, is
 // picked at 8 B, 512 KiB and 2 MiB, where the chain ran 1.09-1.21x faster in this launch; 98 with
 // rhd's all_gather fold at rd's fitted latency (Phase::latencyFitOf): at 5 processes rhd, which
-// ran 1.09-1.29x faster than the linear all_gather here, is priced above it (the H200's launches
-// of today's code below: rhd's fold priced so, its picks 93 -> 104).
+// ran 1.09-1.29x faster than the linear all_gather here, is priced above it: these sweeps ran the
+// code before d1cafa2, whose rd copied its input out of place, so rd's fitted latency out of place
+// (22.0 us a step, in place 12.8) carries a copy the fold does not make (the H200's launches of
+// today's code below, rd's latency 11.2 / 10.6: its picks 93 -> 104).
 TEST(Tuner, PicksOnTheH100CalibrationScoredAgainstItsMeasuredFamilies) {
   int sizes = 0;
   const int within = picksWithinFivePercent("gpu-1x-nvidia-h100", "auto-np35-linear", sizes);
