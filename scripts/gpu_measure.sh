@@ -73,6 +73,7 @@ fi
 ccbench=$build/bin/ccbench
 "$build/tests/gpu_probe" >/dev/null 2>&1 || { echo "$0: no GPU on this machine (or $build not built)" >&2; exit 2; }
 nvidia-smi -L >"$logs/nvidia-smi.txt" 2>&1
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 start_mps
 note "$mps_status"
 nvidia-smi topo -m >>"$logs/nvidia-smi.txt" 2>&1
@@ -99,7 +100,7 @@ if wants train; then
   # and DDP vs ZeRO-3 with 2 processes sharing GPU 0 over cclab's CUDA ring (HBM is the link).
   # Predicted on the GPU's own description: dgx-h200 on an H200, else dgx-h100.
   preset=dgx-h100
-  [[ "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" == *H200* ]] && preset=dgx-h200
+  [[ "$gpu_name" == *H200* ]] && preset=dgx-h200
   train=(train --model gpt2 --cluster "$preset" --precision mixed --micro-batch 8 -w 3 -n 10)
   note "ccbench train: GPT-2, 1 rank, NCCL"
   "${mpirun[@]}" -np 1 "$ccbench" "${train[@]}" --global-batch 8 --backend nccl -J "$out/train_gpt2_np1.json" \
@@ -165,7 +166,6 @@ if wants check; then
   same_measure=(--threshold 3 --time-slack 1 --latency-bytes 32M --either-way --ignore machine --allow-missing)
   # The reference is an H100's: on another GPU the comparison is printed for information only (an
   # H200 runs these one-rank copies 1.42x faster, its HBM's ratio: docs/gpu.md).
-  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
   judged=1
   if [[ "$gpu_name" != *H100* ]]; then
     judged=0

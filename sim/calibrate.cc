@@ -35,8 +35,7 @@ struct Sample {
   // (Phase::bandwidthFitOf, latencyFitOf): until that fit is known, `features` describe the whole
   // plan; borrowFit then takes the borrowed bytes' (steps') time off and leaves the rest of those
   // phases to this group's own terms.
-  std::string_view lender;
-  bool borrowsLatencies = false;
+  Plan::Borrowing borrowing;
   Plan borrowed;
   Features ownFeatures;  // the other phases, and what the lender does not price of the borrowed ones
   Shape shape;
@@ -48,7 +47,7 @@ struct Sample {
 // nothing, the sample keeps the whole plan's features (false).
 bool borrowFit(Sample& s, const Calibration& lent) {
   const Pricing lender = s.predictor->pricingFor(&lent, lent.collective);
-  const double borrowedUs = priceUs(s.borrowed, s.shape, s.borrowsLatencies ? latenciesOnly(lender) : bandwidthsOnly(lender));
+  const double borrowedUs = priceUs(s.borrowed, s.shape, s.borrowing.latencies ? latenciesOnly(lender) : bandwidthsOnly(lender));
   if (s.timeUs - borrowedUs <= 0) return false;
   s.features = s.ownFeatures;
   s.timeUs -= borrowedUs;
@@ -310,16 +309,14 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     s.features = planFeatures(fitted, shape, pricing, link);
     if (plan.empty()) s.features.x = {1, 0, 0, 0, 0};  // nothing moves: only the launch
     Plan own;
-    const Plan::Borrowing borrowing = fitted.splitBorrowed(own, s.borrowed);
-    s.lender = borrowing.lender;
-    s.borrowsLatencies = borrowing.latencies;
-    if (!s.lender.empty()) {
+    s.borrowing = fitted.splitBorrowed(own, s.borrowed);
+    if (!s.borrowing.lender.empty()) {
       s.ownFeatures = planFeatures(own, shape, pricing, link);
       const Features borrowed = planFeatures(s.borrowed, shape, pricing, link);
       // What the lender does not price stays this group's: the borrowed phases' steps, or their bytes.
       for (int j = 0; j < Features::kColumns; ++j) {
         const bool stepTerm = j == 0 || j == 1 || j == Features::kRendezvousTerm;
-        if (j != Features::kCallTerm && stepTerm != s.borrowsLatencies) {
+        if (j != Features::kCallTerm && stepTerm != s.borrowing.latencies) {
           s.ownFeatures.x[static_cast<std::size_t>(j)] += borrowed.x[static_cast<std::size_t>(j)];
         }
       }
@@ -368,7 +365,7 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
   std::vector<GroupKey> order;
   for (const auto& entry : groups) order.push_back(entry.first);
   std::stable_partition(order.begin(), order.end(), [&](const GroupKey& key) {
-    return std::none_of(groups[key].begin(), groups[key].end(), [](const Sample& s) { return !s.lender.empty(); });
+    return std::none_of(groups[key].begin(), groups[key].end(), [](const Sample& s) { return !s.borrowing.lender.empty(); });
   });
   std::vector<Sample> fittedSamples;
   std::vector<const std::vector<double>*> fittedCoefficients;
@@ -380,20 +377,19 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     const LinkClass link = groupLinks[key];
     const std::string what = fmt::format("{} {} {}{}", impl, name(static_cast<Collective>(collective)), algo, inPlace ? " in place" : "");
     int borrowed = 0, notBorrowed = 0;
-    std::string_view lender;
-    bool latencies = false;
+    Plan::Borrowing borrowing;
     for (Sample& s : samples) {
-      if (s.lender.empty()) continue;
-      lender = s.lender;
-      latencies = s.borrowsLatencies;
-      const Collective lenderCollective = s.borrowsLatencies ? Collective::AllReduce : static_cast<Collective>(collective);
-      const Calibration* lent = findCalibration(report.fitted.calibrations, impl, lenderCollective, s.lender, inPlace);
+      if (s.borrowing.lender.empty()) continue;
+      borrowing = s.borrowing;
+      const Calibration* lent = findCalibration(report.fitted.calibrations, impl, borrowing.lenderCollective(static_cast<Collective>(collective)),
+                                                borrowing.lender, inPlace);
       ++(lent != nullptr && borrowFit(s, *lent) ? borrowed : notBorrowed);
     }
     if (borrowed + notBorrowed > 0) {
+      const std::string_view lender = borrowing.lender;
       report.notes.push_back(fmt::format("{}: {} rows with phases that borrow {}'s fitted {}: {} priced at them before the fit{}", what,
-                                         borrowed + notBorrowed, latencies ? fmt::format("{} all_reduce", lender) : std::string(lender),
-                                         latencies ? "latencies" : "bandwidths", borrowed,
+                                         borrowed + notBorrowed, borrowing.latencies ? fmt::format("{} all_reduce", lender) : std::string(lender),
+                                         borrowing.latencies ? "latencies" : "bandwidths", borrowed,
                                          notBorrowed > 0 ? fmt::format(", {} at {}'s own (no fit of {})", notBorrowed, algo, lender) : ""));
     }
     int terms = 0;  // the columns these rows can see: what the rows must outnumber

@@ -162,6 +162,8 @@ struct Plan {
   struct Borrowing {
     std::string_view lender;
     bool latencies = false;  // the lender's latencies (all_reduce's fit), else its bandwidths
+    // The collective whose fit of `lender` prices the borrowed phases of a plan of `own`.
+    Collective lenderCollective(Collective own) const { return latencies ? Collective::AllReduce : own; }
   };
   Borrowing splitBorrowed(Plan& own, Plan& borrowed) const;
 };

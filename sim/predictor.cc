@@ -144,10 +144,10 @@ double Predictor::timeOf(Collective collective, std::string_view algo, const Sha
   // latencyFitOf) are priced with them where the calibration holds that fit; the launch is paid once.
   Plan own, borrowed;
   const Plan::Borrowing b = entry != nullptr ? p.splitBorrowed(own, borrowed) : Plan::Borrowing{};
-  const Collective lenderCollective = b.latencies ? Collective::AllReduce : collective;
-  const Calibration* lent = b.lender.empty() ? nullptr : calibration(query.implementation, lenderCollective, b.lender, query.inPlace);
+  const Calibration* lent =
+      b.lender.empty() ? nullptr : calibration(query.implementation, b.lenderCollective(collective), b.lender, query.inPlace);
   if (lent == nullptr) return priceUs(p, shape, pricing);
-  const Pricing lender = pricingFor(lent, lenderCollective);
+  const Pricing lender = pricingFor(lent, lent->collective);
   const Pricing borrowing = withFitOf(pricing, lender, b.latencies);
   return priceUs(own, shape, pricing) + priceUs(borrowed, shape, borrowing) - borrowing.launchLatencyUs;
 }

@@ -296,11 +296,6 @@ TEST(OwnRuns, TheUnpaddedVocabularyCostsItsGemms) {
   EXPECT_GT(paddedStep, withoutFactor);  // 47 more columns, aligned
 }
 
-}  // namespace
-}  // namespace cclab::sim
-
-namespace cclab::sim {
-namespace {
 
 // ccbench train's own step (C++ over cuBLAS GEMMs, fused kernels) on one H200 (2026-12-04,
 // results/measured/gpu-1x-nvidia-h200/train_*_np1.json), predicted from the settings each file
