@@ -40,9 +40,10 @@ HostClockTiming& hostClock() {
 // describedCopyPiece), or T's defaults without descriptions to read (a tree without its models
 // folder): a run that asked for no description does not fail for want of one.
 template <typename T>
-T machineDescribed(const Options& options, T (*read)(const std::string&, const std::string&, int)) {
+T machineDescribed(const Options& options, T (*read)(const std::string&, const sim::DeviceIdentity&)) {
   try {
-    return read(options.cluster, localInfo().cpuModel, localInfo().cpuCores);
+    const LocalInfo local = localInfo();
+    return read(options.cluster, {local.cpuModel, local.cpuCores, local.cpuFamily});
   } catch (const InputError&) {
     if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
     return {};
@@ -204,7 +205,10 @@ CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& devic
   }
   int world = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
-  const TuningCluster tuning = tuningCluster(options.cluster, device, localInfo().cpuCores, onGpu, options.transport);
+  const LocalInfo local = localInfo();
+  // A GPU's name says which GPU it is; the host CPU's family would only confuse the match.
+  const sim::DeviceIdentity identity{device, local.cpuCores, onGpu ? 0 : local.cpuFamily};
+  const TuningCluster tuning = tuningCluster(options.cluster, identity, onGpu, options.transport);
   auto chooser = std::make_unique<SimulatorChooser>(tuning.cluster, world, perHost > 0 ? perHost : world, ranksPerDevice);
   for (Collective c : options.collectives) chooser->choose(c, 1024, false);  // a cluster that prices none: fail before running
   return {std::move(chooser), fmt::format("auto (tuned on {})", tuning.source), perHost};

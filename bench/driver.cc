@@ -500,6 +500,7 @@ results::RunInfo Driver::runInfo() {
   run.host = local_.host;
   run.cpuModel = local_.cpuModel;
   run.cpuCores = local_.cpuCores;
+  run.cpuFamily = local_.cpuFamily;
   run.memoryBytes = local_.memoryBytes;
   run.os = local_.os;
   run.mpiVersion = mpiVersion_;

@@ -47,6 +47,10 @@ LocalInfo localInfo() {
   info.cpuModel = procField("/proc/cpuinfo", "model name");
   if (info.cpuModel.empty()) info.cpuModel = "unknown CPU";
   info.cpuCores = static_cast<int>(std::thread::hardware_concurrency());
+  const std::string family = procField("/proc/cpuinfo", "cpu family");
+  if (!family.empty() && family.find_first_not_of("0123456789") == std::string::npos && family.size() < 6) {
+    info.cpuFamily = std::stoi(family);
+  }
   info.memoryBytes = meminfoBytes("MemTotal");
   info.availableMemoryBytes = meminfoBytes("MemAvailable");
   struct utsname uts {};

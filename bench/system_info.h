@@ -16,6 +16,7 @@ struct LocalInfo {
   int core = -1;  // the core this process is on now
   std::string cpuModel;
   int cpuCores = 0;
+  int cpuFamily = 0;  // /proc/cpuinfo's "cpu family" (x86); 0 where there is none
   std::uint64_t memoryBytes = 0;
   std::uint64_t availableMemoryBytes = 0;
   std::string os;

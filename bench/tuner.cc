@@ -46,11 +46,11 @@ TuningCluster shippedFor(const std::string& preset, const std::string& why, bool
 
 }  // namespace
 
-TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
+TuningCluster tuningCluster(const std::string& clusterOption, const sim::DeviceIdentity& device, bool onGpu,
                             const std::string& transport) {
   if (!clusterOption.empty()) return {sim::loadCluster(clusterOption), clusterOption};
-  const std::string preset = sim::presetForDevice(device, cpuCores);
-  if (!preset.empty()) return shippedFor(preset, fmt::format("'{}'", device), onGpu, transport);
+  const std::string preset = sim::presetForDevice(device);
+  if (!preset.empty()) return shippedFor(preset, fmt::format("'{}'", device.name), onGpu, transport);
   // No preset names the device: the closest of its kind. On the CPU a shared-memory preset with as
   // many cores if there is one (a VM of the same size runs the same transport and the same
   // oversubscription), and its calibration: a fitted machine prices the algorithms' relative costs
@@ -59,23 +59,23 @@ TuningCluster tuningCluster(const std::string& clusterOption, const std::string&
   for (const std::string& name : sim::presetNames()) {
     const sim::Cluster c = sim::loadCluster(name);
     if ((c.intra.kind == sim::FabricKind::SharedMemory) == onGpu) continue;
-    const bool sameCores = !onGpu && c.intra.cores == cpuCores;
+    const bool sameCores = !onGpu && c.intra.cores == device.cpuCores;
     if (closest.empty() || sameCores) closest = name;
     if (onGpu || sameCores) break;
   }
   if (closest.empty()) throw InputError("--algo auto: no cluster preset to tune on (give --cluster)");
-  return shippedFor(closest, fmt::format("preset {}'s machine, the closest: no preset matches '{}'", closest, device), onGpu, transport);
+  return shippedFor(closest, fmt::format("preset {}'s machine, the closest: no preset matches '{}'", closest, device.name), onGpu, transport);
 }
 
-SingleCopy describedSingleCopy(const std::string& clusterOption, const std::string& device, int cpuCores) {
-  const TuningCluster machine = tuningCluster(clusterOption, device, cpuCores, false, "shm");
+SingleCopy describedSingleCopy(const std::string& clusterOption, const sim::DeviceIdentity& device) {
+  const TuningCluster machine = tuningCluster(clusterOption, device, false, "shm");
   const auto bytes = static_cast<std::size_t>(machine.cluster.intra.singleCopyBytes);
   const auto rooted = static_cast<std::size_t>(machine.cluster.intra.singleCopyRootedBytes);
   return {bytes, rooted, bytes > 0 || rooted > 0 ? machine.cluster.name : std::string()};
 }
 
-CopyPiece describedCopyPiece(const std::string& clusterOption, const std::string& device, int cpuCores) {
-  const TuningCluster machine = tuningCluster(clusterOption, device, cpuCores, false, "shm");
+CopyPiece describedCopyPiece(const std::string& clusterOption, const sim::DeviceIdentity& device) {
+  const TuningCluster machine = tuningCluster(clusterOption, device, false, "shm");
   const double bytes = machine.cluster.intra.copyPieceBytes;
   if (bytes == static_cast<double>(HostDevice::kDefaultCopyPieceBytes)) return {};
   return {static_cast<std::size_t>(bytes), machine.cluster.name};

@@ -29,7 +29,7 @@ struct TuningCluster {
 // preset names the device, the closest preset the same way (its calibration, else itself): on the
 // CPU a shared-memory preset with as many cores, else the first shared-memory one; on GPUs the
 // first GPU preset. Throws InputError for a cluster that cannot be read.
-TuningCluster tuningCluster(const std::string& clusterOption, const std::string& device, int cpuCores, bool onGpu,
+TuningCluster tuningCluster(const std::string& clusterOption, const sim::DeviceIdentity& device, bool onGpu,
                             const std::string& transport = "mpi");
 
 // The single-copy thresholds of cclab's shared-memory transport this machine's description measured
@@ -41,7 +41,7 @@ struct SingleCopy {
   std::size_t rootedBytes = 0;  // rooted calls (broadcast, reduce, gather, scatter)
   std::string describedBy;      // the cluster description's name; empty for flags' values
 };
-SingleCopy describedSingleCopy(const std::string& clusterOption, const std::string& device, int cpuCores);
+SingleCopy describedSingleCopy(const std::string& clusterOption, const sim::DeviceIdentity& device);
 
 // The pieces cclab's own host copies go in (HostDevice::copy; 0: one memcpy a copy) as the same
 // description gives them (intra_node.copy_piece_bytes, HostDevice's default where it gives none),
@@ -50,7 +50,7 @@ struct CopyPiece {
   std::size_t bytes = HostDevice::kDefaultCopyPieceBytes;
   std::string describedBy;  // the cluster description's name where it gives the size; else empty
 };
-CopyPiece describedCopyPiece(const std::string& clusterOption, const std::string& device, int cpuCores);
+CopyPiece describedCopyPiece(const std::string& clusterOption, const sim::DeviceIdentity& device);
 
 class SimulatorChooser final : public AlgorithmChooser {
  public:

@@ -43,6 +43,7 @@ struct RunInfo {
   std::string host;          // the host of rank 0
   std::string cpuModel;
   int cpuCores = 0;
+  int cpuFamily = 0;         // x86 "cpu family" of /proc/cpuinfo; 0: unknown (files before 2026-12-04)
   std::uint64_t memoryBytes = 0;
   std::string os;
   std::string mpiVersion;    // empty where not used

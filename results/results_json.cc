@@ -106,7 +106,7 @@ json toJson(const ResultsFile& file) {
         {"end_time", run.endTime},
         {"git_commit", run.gitCommit},
         {"machine",
-         {{"host", run.host}, {"cpu_model", run.cpuModel}, {"cpu_cores", run.cpuCores},
+         {{"host", run.host}, {"cpu_model", run.cpuModel}, {"cpu_cores", run.cpuCores}, {"cpu_family", run.cpuFamily},
           {"memory_bytes", run.memoryBytes}, {"os", run.os}, {"gpu_model", run.gpuModel}}},
         {"software", {{"mpi", run.mpiVersion}, {"nccl", run.ncclVersion}, {"cuda", run.cudaVersion}}},
         {"nranks", run.nranks},
@@ -139,6 +139,7 @@ ResultsFile fromJson(const json& doc, const std::string& source) {
   run.host = machine.get<std::string>("host");
   run.cpuModel = machine.get<std::string>("cpu_model", "");
   run.cpuCores = machine.get<int>("cpu_cores", 0);
+  run.cpuFamily = machine.get<int>("cpu_family", 0);
   run.memoryBytes = machine.get<std::uint64_t>("memory_bytes", 0);
   run.os = machine.get<std::string>("os", "");
   run.gpuModel = machine.get<std::string>("gpu_model", "");

@@ -10,7 +10,8 @@
 # memory transport, into results/measured/<machine>/auto-shm/ (TRANSPORT=auto: ccbench's default,
 # shared memory on one host, into auto-auto/); OUT=<folder> writes there instead;
 # FIRST_RUN=k starts at launch k, to add launches to a folder; COLLECTIVES="all_gather alltoall" runs
-# only those; MIN_SIZE=8M starts there instead of 8 B)
+# only those; MIN_SIZE=8M starts there instead of 8 B; ITERS=5 times each size over at least 5
+# iterations instead of 20, for the large sizes, where the MPI library's all_reduce takes up to 2 s a call)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [runs] [max-size]}
@@ -28,7 +29,7 @@ for run in $(seq "${FIRST_RUN:-1}" "$runs"); do
       echo "== run $run, $collective, $ranks ranks"
       mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
         "${CCBENCH:-build/bin/ccbench}" "$collective" -b "${MIN_SIZE:-8}" -e "$max" -f 2 --backend mpi,cclab --algo auto --transport "$transport" \
-        --min_time 0.005 -J "$out/${collective}_np${ranks}_run$run.json" > "$out/${collective}_np${ranks}_run$run.txt"
+        --min_time 0.005 -n "${ITERS:-20}" -J "$out/${collective}_np${ranks}_run$run.json" > "$out/${collective}_np${ranks}_run$run.txt"
     done
   done
 done

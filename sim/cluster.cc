@@ -350,20 +350,25 @@ void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpus
 
 std::vector<std::string> presetNames() { return descriptionNames("clusters"); }
 
-std::string presetForDevice(const std::string& device, int cpuCores) {
+std::string presetForDevice(const DeviceIdentity& device) {
   std::string best;
-  std::size_t bestLength = 0;
-  if (device.empty()) return best;
+  std::size_t bestScore = 0;
+  if (device.name.empty()) return best;
   for (const auto& preset : presetNames()) {
     const Json doc = readDescription(preset, "clusters", "cluster preset", "").doc;
     if (!doc.contains("matches") || !doc["matches"].is_array()) continue;
-    const bool coresOk = !doc.contains("match_cpu_cores") || doc["match_cpu_cores"] == cpuCores;
+    if (doc.contains("match_cpu_cores") && doc["match_cpu_cores"] != device.cpuCores) continue;
+    const bool namesFamily = doc.contains("match_cpu_family");
+    if (namesFamily && doc["match_cpu_family"] != device.cpuFamily) continue;
     for (const auto& m : doc["matches"]) {
       if (!m.is_string()) continue;
       const std::string s = m.get<std::string>();
-      if (coresOk && !s.empty() && device.find(s) != std::string::npos && s.size() > bestLength) {
+      // Twice the length, plus one for a family: a longer name wins, and of two as long the one
+      // that also names the family.
+      const std::size_t score = 2 * s.size() + (namesFamily ? 1 : 0);
+      if (!s.empty() && device.name.find(s) != std::string::npos && score > bestScore) {
         best = preset;
-        bestLength = s.size();
+        bestScore = score;
       }
     }
   }

@@ -208,9 +208,18 @@ void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpus
 // The presets in models/clusters/ (sim/descriptions.h says where models/ is).
 std::vector<std::string> presetNames();
 
+// What a preset is matched against: a device's name (a CPU or GPU model), and on the CPU its core
+// count and x86 family (/proc/cpuinfo's "cpu family"; 0 where unknown). Two VMs may report the same
+// model name on different CPUs ("AMD EPYC" on a Zen 3 and on a Zen 5 host): the family tells them apart.
+struct DeviceIdentity {
+  std::string name;
+  int cpuCores = 0;
+  int cpuFamily = 0;
+};
+
 // The preset a device was described by: the one whose `matches` strings appear in the device name
-// (a CPU or GPU model; the longest match wins; a preset with `match_cpu_cores` also needs that core
-// count), or "" when none does.
-std::string presetForDevice(const std::string& device, int cpuCores);
+// (the longest match wins, and of two as long the one that also names the family; a preset with
+// `match_cpu_cores` or `match_cpu_family` also needs that core count or family), or "" when none does.
+std::string presetForDevice(const DeviceIdentity& device);
 
 }  // namespace cclab::sim

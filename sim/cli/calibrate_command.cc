@@ -50,11 +50,11 @@ int runTrainingOnly(const CalibrateOptions& o) {
 }
 
 // The preset a results file was measured on, when --cluster is not given: the one whose `matches`
-// strings appear in the device name the file records (longest match wins).
+// strings appear in the device name the file records (longest match wins; sim/cluster.h).
 std::string matchPreset(const std::vector<Measurement>& rows) {
   const results::Import first = results::readResults(rows.front().source);
   const std::string device = !first.file.run.gpuModel.empty() ? first.file.run.gpuModel : first.file.run.cpuModel;
-  const std::string best = presetForDevice(device, first.file.run.cpuCores);
+  const std::string best = presetForDevice({device, first.file.run.cpuCores, first.file.run.cpuFamily});
   if (best.empty()) {
     throw InputError(fmt::format("{}: no cluster preset matches its device '{}': name the cluster it was measured on with --cluster",
                                  rows.front().source, device));

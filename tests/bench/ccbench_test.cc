@@ -321,7 +321,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   const results::Import file = results::readResults(json);
   EXPECT_EQ(results::emulatedRanksPerNode(file.file.run), 2);
   EXPECT_EQ(file.file.run.config.at(results::kTransportKey), "shm");
-  const bench::SingleCopy described = bench::describedSingleCopy("", file.file.run.cpuModel, file.file.run.cpuCores);
+  const bench::SingleCopy described = bench::describedSingleCopy("", {file.file.run.cpuModel, file.file.run.cpuCores, file.file.run.cpuFamily});
   EXPECT_EQ(file.file.run.config.at(results::kShmSingleCopyKey), described.bytes);
   EXPECT_EQ(results::cclabCopiesPerMessage(file.file.run), 2);
   EXPECT_EQ(results::cclabSingleCopyBytes(file.file.run, Collective::AllReduce), static_cast<double>(described.bytes));
@@ -348,7 +348,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::Broadcast), 2 * 1024 * 1024);
   // The pieces of its own host copies: the description's where not given, the flag's where given.
   EXPECT_EQ(file.file.run.config.at(results::kHostCopyPieceKey),
-            bench::describedCopyPiece("", file.file.run.cpuModel, file.file.run.cpuCores).bytes);
+            bench::describedCopyPiece("", {file.file.run.cpuModel, file.file.run.cpuCores, file.file.run.cpuFamily}).bytes);
   for (const auto& [flag, bytes, header] : {std::tuple{"0", 0, "host copies in one memcpy"}, std::tuple{"3K", 3072, "host copies in 3 KiB pieces"}}) {
     const Outcome pieces = ccbench(2, std::string("all_gather --backend cclab --host-copy-piece ") + flag + " -b 1M -e 1M -n 1 -w 0 -J " + json);
     ASSERT_EQ(pieces.exitCode, 0) << pieces.err;

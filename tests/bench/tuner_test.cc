@@ -272,59 +272,69 @@ TEST(Tuner, PicksOnTheShippedCpuCalibrationScoredAgainstItsSweeps) {
 }
 
 TEST(Tuner, FindsTheClusterShippedForThisMachine) {
-  const TuningCluster shipped = tuningCluster("", "AMD EPYC 7B13 64-Core Processor", 2, false);
+  const TuningCluster shipped = tuningCluster("", {"AMD EPYC 7B13 64-Core Processor", 2}, false);
   EXPECT_NE(shipped.source.find("models/calibrations/cpu-2core-amd-epyc.json"), std::string::npos) << shipped.source;
   EXPECT_FALSE(shipped.cluster.calibrations.empty());
   // Over the shared-memory transport, its own calibration (the algorithms cost otherwise there).
-  const TuningCluster shm = tuningCluster("", "AMD EPYC 7B13 64-Core Processor", 2, false, "shm");
+  const TuningCluster shm = tuningCluster("", {"AMD EPYC 7B13 64-Core Processor", 2}, false, "shm");
   EXPECT_NE(shm.source.find("models/calibrations/cpu-2core-amd-epyc-shm.json"), std::string::npos) << shm.source;
   EXPECT_NE(shm.cluster.document.dump(), shipped.cluster.document.dump());
   // No preset names the device: the closest of its kind, and its calibration where one is shipped.
-  const TuningCluster cpu = tuningCluster("", "Some Other CPU", 8, false);
+  const TuningCluster cpu = tuningCluster("", {"Some Other CPU", 8}, false);
   EXPECT_EQ(cpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
   EXPECT_NE(cpu.source.find("closest"), std::string::npos);
   EXPECT_FALSE(cpu.cluster.calibrations.empty()) << cpu.source;
   // A VM of the same size: a preset with as many cores, over shared memory its shm calibration.
-  const TuningCluster sameSize = tuningCluster("", "Some Other CPU", 2, false, "shm");
+  const TuningCluster sameSize = tuningCluster("", {"Some Other CPU", 2}, false, "shm");
   EXPECT_EQ(sameSize.cluster.intra.cores, 2);
   EXPECT_NE(sameSize.source.find("-shm.json"), std::string::npos) << sameSize.source;
   EXPECT_NE(sameSize.source.find("the closest: no preset matches 'Some Other CPU'"), std::string::npos) << sameSize.source;
+  // Two VMs that both call their CPU "AMD EPYC": the Zen 5 one (family 26) tunes on its own
+  // preset and calibration, any other family on the AMD preset.
+  const TuningCluster zen5 = tuningCluster("", {"AMD EPYC", 2, 26}, false, "shm");
+  EXPECT_EQ(zen5.cluster.name, "cpu-2core-amd-epyc-zen5");
+  EXPECT_NE(zen5.source.find("models/calibrations/cpu-2core-amd-epyc-zen5-shm.json"), std::string::npos) << zen5.source;
+  EXPECT_EQ(tuningCluster("", {"AMD EPYC", 2, 25}, false, "shm").cluster.name.rfind("cpu-2core-amd-epyc", 0), 0u);
+  EXPECT_NE(tuningCluster("", {"AMD EPYC", 2, 25}, false, "shm").source.find("cpu-2core-amd-epyc-shm.json"), std::string::npos);
+  EXPECT_EQ(sim::presetForDevice({"AMD EPYC", 2, 26}), "cpu-2core-amd-epyc-zen5");
+  EXPECT_EQ(sim::presetForDevice({"AMD EPYC", 2, 0}), "cpu-2core-amd-epyc");   // files before cpu_family
+  EXPECT_EQ(sim::presetForDevice({"AMD EPYC", 4, 26}), "");                      // not a 2-core VM
   // A 2-core Intel Xeon VM has a preset of its own.
-  EXPECT_EQ(tuningCluster("", "Intel(R) Xeon(R) Processor", 2, false, "shm").cluster.name.rfind("cpu-2core-intel-xeon", 0), 0u);
-  const TuningCluster gpu = tuningCluster("", "Some Future GPU", 0, true);
+  EXPECT_EQ(tuningCluster("", {"Intel(R) Xeon(R) Processor", 2}, false, "shm").cluster.name.rfind("cpu-2core-intel-xeon", 0), 0u);
+  const TuningCluster gpu = tuningCluster("", {"Some Future GPU", 0}, true);
   EXPECT_NE(gpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
   // --cluster wins, and a bad one is input error.
-  EXPECT_EQ(tuningCluster("dgx-h100", "AMD EPYC", 2, false).cluster.name, "dgx-h100");
-  EXPECT_THROW(tuningCluster("no-such-cluster", "", 2, false), InputError);
+  EXPECT_EQ(tuningCluster("dgx-h100", {"AMD EPYC", 2}, false).cluster.name, "dgx-h100");
+  EXPECT_THROW(tuningCluster("no-such-cluster", {"", 2}, false), InputError);
 }
 
 // ccbench's --shm-single-copy default: the threshold the machine's description measured.
 TEST(Tuner, TheSingleCopyThresholdIsTheMachinesDescriptions) {
-  const SingleCopy intel = describedSingleCopy("", "Intel(R) Xeon(R) Processor", 2);
+  const SingleCopy intel = describedSingleCopy("", {"Intel(R) Xeon(R) Processor", 2});
   EXPECT_EQ(intel.bytes, 16u * 1024);
   EXPECT_EQ(intel.rootedBytes, 16u * 1024);
   EXPECT_EQ(intel.describedBy.rfind("cpu-2core-intel-xeon", 0), 0u) << intel.describedBy;
-  const SingleCopy amd = describedSingleCopy("", "AMD EPYC 7B13 64-Core Processor", 2);
+  const SingleCopy amd = describedSingleCopy("", {"AMD EPYC 7B13 64-Core Processor", 2});
   EXPECT_EQ(amd.bytes, 64u * 1024);
   EXPECT_EQ(amd.rootedBytes, 64u * 1024);
   EXPECT_EQ(amd.describedBy.rfind("cpu-2core-amd-epyc", 0), 0u) << amd.describedBy;
-  EXPECT_EQ(describedSingleCopy("", "Some Other CPU", 2).bytes, 64u * 1024);  // the closest preset's: the AMD VM's
-  EXPECT_EQ(describedSingleCopy("cpu-2core-intel-xeon", "AMD EPYC", 2).bytes, 16u * 1024);  // --cluster wins
-  EXPECT_EQ(describedSingleCopy("dgx-h100", "AMD EPYC", 2).bytes, 0u);                        // no shared memory
-  EXPECT_THROW(describedSingleCopy("no-such-cluster", "", 2), InputError);
+  EXPECT_EQ(describedSingleCopy("", {"Some Other CPU", 2}).bytes, 64u * 1024);  // the closest preset's: the AMD VM's
+  EXPECT_EQ(describedSingleCopy("cpu-2core-intel-xeon", {"AMD EPYC", 2}).bytes, 16u * 1024);  // --cluster wins
+  EXPECT_EQ(describedSingleCopy("dgx-h100", {"AMD EPYC", 2}).bytes, 0u);                        // no shared memory
+  EXPECT_THROW(describedSingleCopy("no-such-cluster", {"", 2}), InputError);
 }
 
 // ccbench's --host-copy-piece default: the pieces the machine's description measured.
 TEST(Tuner, TheHostCopyPieceIsTheMachinesDescriptions) {
-  const CopyPiece intel = describedCopyPiece("", "Intel(R) Xeon(R) Processor", 2);
+  const CopyPiece intel = describedCopyPiece("", {"Intel(R) Xeon(R) Processor", 2});
   EXPECT_EQ(intel.bytes, 0u);
   EXPECT_EQ(intel.describedBy.rfind("cpu-2core-intel-xeon", 0), 0u) << intel.describedBy;
-  const CopyPiece amd = describedCopyPiece("", "AMD EPYC 7B13 64-Core Processor", 2);
+  const CopyPiece amd = describedCopyPiece("", {"AMD EPYC 7B13 64-Core Processor", 2});
   EXPECT_EQ(amd.bytes, HostDevice::kDefaultCopyPieceBytes);
   EXPECT_TRUE(amd.describedBy.empty());  // the default: the header need not name a description
-  EXPECT_EQ(describedCopyPiece("cpu-2core-intel-xeon", "AMD EPYC", 2).bytes, 0u);  // --cluster wins
-  EXPECT_EQ(describedCopyPiece("dgx-h100", "AMD EPYC", 2).bytes, HostDevice::kDefaultCopyPieceBytes);  // no shared memory
-  EXPECT_THROW(describedCopyPiece("no-such-cluster", "", 2), InputError);
+  EXPECT_EQ(describedCopyPiece("cpu-2core-intel-xeon", {"AMD EPYC", 2}).bytes, 0u);  // --cluster wins
+  EXPECT_EQ(describedCopyPiece("dgx-h100", {"AMD EPYC", 2}).bytes, HostDevice::kDefaultCopyPieceBytes);  // no shared memory
+  EXPECT_THROW(describedCopyPiece("no-such-cluster", {"", 2}), InputError);
 }
 
 }  // namespace
