@@ -233,13 +233,17 @@ TEST(Tuner, PicksOnTheH200CalibrationOfTodaysCode) {
 // prices 4 ranks 3-20% dear at 128 KiB-8 MiB out of place (the root's copy of its input, which
 // the plan does not see, slows 2 ranks by 1.2-1.6x and 4 by 1.1-1.4x), so auto takes the binomial
 // tree there, measured 1.06-1.20x slower.
-int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "") {
-  const std::filesystem::path dir = std::filesystem::path(CCLAB_SOURCE_DIR) / "results/measured/cpu-2core-amd-epyc/algorithms-shm";
-  sim::Cluster cluster = sim::loadCluster(
-      calibration.empty() ? (std::filesystem::path(CCLAB_SOURCE_DIR) / "models/calibrations/cpu-2core-amd-epyc-shm.json").string() : calibration);
-  // The sweeps ran every message through the slots: priced so (the calibration ships the single
-  // copy from 64 KiB since 2026-12-04, which would price other runs than these).
-  cluster.intra.singleCopyBytes = cluster.intra.singleCopyRootedBytes = 0;
+// `machine` names the folder under results/measured/ and the preset whose -shm calibration is
+// shipped; `throughSlots`: the sweeps ran every message through the slots, so they are priced so.
+int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "", const std::string& machine = "cpu-2core-amd-epyc",
+                              bool throughSlots = true) {
+  const std::filesystem::path source(CCLAB_SOURCE_DIR);
+  const std::filesystem::path dir = source / "results/measured" / machine / "algorithms-shm";
+  sim::Cluster cluster =
+      sim::loadCluster(calibration.empty() ? (source / "models/calibrations" / (machine + "-shm.json")).string() : calibration);
+  // The AMD sweeps ran every message through the slots: priced so (its calibration ships the
+  // single copy from 64 KiB since 2026-12-04, which would price other runs than these).
+  if (throughSlots) cluster.intra.singleCopyBytes = cluster.intra.singleCopyRootedBytes = 0;
   // (ranks, collective) -> size -> algorithm -> us; hier left out: auto takes it only across hosts
   std::map<std::pair<int, Collective>, std::map<std::uint64_t, std::map<std::string, double>>> measured;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -269,6 +273,24 @@ TEST(Tuner, PicksOnTheShippedCpuCalibrationScoredAgainstItsSweeps) {
   if (other != nullptr) return;
   EXPECT_EQ(sizes, 211);
   EXPECT_GE(within, 180);
+}
+
+// The same on the Zen 5 VM's own preset: its shipped calibration
+// (models/calibrations/cpu-2core-amd-epyc-zen5-shm.json, ccsim calibrate --ranks 2,4 of its sweep of
+// today's code with the single copy from 64 KiB, 2026-12-04) scored against that sweep
+// (results/measured/cpu-2core-amd-epyc-zen5/algorithms-shm, each size its fastest of 5 launches).
+TEST(Tuner, PicksOnTheZen5CalibrationScoredAgainstItsSweeps) {
+  int sizes = 0;
+  const int within = cpuPicksWithinFivePercent(sizes, "", "cpu-2core-amd-epyc-zen5", false);
+  std::printf("auto within 5%% of the fastest algorithm: %d of %d sizes\n", within, sizes);
+  EXPECT_EQ(sizes, 211);
+  EXPECT_GE(within, 200);
+  // What this VM tuned on before it had a preset of its own: the Zen 3 host's calibration.
+  int before = 0;
+  const std::string zen3 = (std::filesystem::path(CCLAB_SOURCE_DIR) / "models/calibrations/cpu-2core-amd-epyc-shm.json").string();
+  const int withZen3 = cpuPicksWithinFivePercent(before, zen3, "cpu-2core-amd-epyc-zen5", false);
+  std::printf("tuned on the Zen 3 host's calibration: %d of %d sizes\n", withZen3, before);
+  EXPECT_LT(withZen3, within);
 }
 
 TEST(Tuner, FindsTheClusterShippedForThisMachine) {
