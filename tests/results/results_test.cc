@@ -30,6 +30,7 @@ ResultsFile sample() {
   file.run.host = "node1";
   file.run.cpuModel = "AMD EPYC";
   file.run.cpuCores = 2;
+  file.run.cpuFamily = 26;
   file.run.memoryBytes = 1u << 30;
   file.run.mpiVersion = "Open MPI v4.1.4";
   file.run.nranks = 2;
@@ -102,6 +103,11 @@ TEST(Results, JsonRoundTrip) {
   EXPECT_EQ(back.run.ranks.size(), 2u);
   EXPECT_EQ(back.run.ranks[1].core, 1);
   EXPECT_EQ(back.run.config.at("iters"), 20);
+  EXPECT_EQ(back.run.cpuFamily, 26);
+  // Files written before the family was recorded read as family 0, unknown.
+  Json old = doc;
+  old["run"]["machine"].erase("cpu_family");
+  EXPECT_EQ(fromJson(old, "old").run.cpuFamily, 0);
   ASSERT_EQ(back.rows.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) expectSameRow(back.rows[i], file.rows[i]);
   EXPECT_EQ(back.rows[0].iterTimesUs, file.rows[0].iterTimesUs);

@@ -84,6 +84,27 @@ TEST_F(Ccsim, CalibrateThenValidateFromFiles) {
   EXPECT_TRUE(doc["rows"][0]["calibrated"].get<bool>());
 }
 
+// Two VMs call their CPU "AMD EPYC": calibrate takes the Zen 5 one's preset from the CPU family
+// its files record, and the AMD preset for the same files without it (as written before 2026-12-04).
+TEST_F(Ccsim, CalibrateTellsTheZen5VmByTheFamilyItsFilesRecord) {
+  const std::string sweep = std::string(CCLAB_SOURCE_DIR) + "/results/measured/cpu-2core-amd-epyc-zen5/algorithms-shm/";
+  const std::string fitted = (dir_ / "fitted.json").string();
+  const Outcome zen5 = ccsim("calibrate " + sweep + "rd_np2.json " + sweep + "rd_np4.json -o " + fitted);
+  ASSERT_EQ(zen5.exitCode, 0) << zen5.err;
+  EXPECT_NE(zen5.out.find("on cluster 'cpu-2core-amd-epyc-zen5'"), std::string::npos) << zen5.out;
+  std::vector<std::string> unknown;
+  for (const char* name : {"rd_np2.json", "rd_np4.json"}) {
+    results::Json doc = results::Json::parse(slurp(sweep + name));
+    ASSERT_EQ(doc["run"]["machine"]["cpu_family"], 26);
+    doc["run"]["machine"].erase("cpu_family");
+    unknown.push_back((dir_ / name).string());
+    std::ofstream(unknown.back()) << doc.dump();
+  }
+  const Outcome amd = ccsim("calibrate " + unknown[0] + " " + unknown[1] + " -o " + fitted);
+  ASSERT_EQ(amd.exitCode, 0) << amd.err;
+  EXPECT_NE(amd.out.find("on cluster 'cpu-2core-amd-epyc'"), std::string::npos) << amd.out;
+}
+
 TEST_F(Ccsim, TrainJsonNamesItsUnitsAndAddsUp) {
   const Outcome run = ccsim("train --model llama2-7b --cluster dgx-a100 --nodes 2 --tp 2 --pp 2 --global-batch 64 --micro-batch 1 "
                             "--seq 4096 --zero 1 --json");
