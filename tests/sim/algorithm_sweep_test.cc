@@ -188,6 +188,7 @@ const std::vector<SweepShape>& sweepShapes() {
         {"h100-pcie-8", {{1, 2}, {1, 3}, {1, 8}, {2, 8}, {16, 8}, {2048, 8}}},
         {"workstation-4x-a40", {{1, 2}, {1, 3}, {1, 4}}},
         {"cpu-2core-amd-epyc", {{1, 2}, {1, 3}, {1, 4}, {1, 8}}},
+        {"cpu-2core-amd-epyc-zen5", {{1, 2}, {1, 5}}},  // cpu-2core-amd-epyc's fabric: a smaller sweep
         {"cpu-2core-intel-xeon", {{1, 2}, {1, 3}, {1, 4}, {1, 8}}},
     };
     std::vector<SweepShape> shapes;
