@@ -209,8 +209,9 @@ void reshape(Cluster& cluster, std::optional<int> nodes, std::optional<int> gpus
 std::vector<std::string> presetNames();
 
 // What a preset is matched against: a device's name (a CPU or GPU model), and on the CPU its core
-// count and x86 family (/proc/cpuinfo's "cpu family"; 0 where unknown). Two VMs may report the same
-// model name on different CPUs ("AMD EPYC" on a Zen 3 and on a Zen 5 host): the family tells them apart.
+// count and x86 family (/proc/cpuinfo's "cpu family"; 0 where unknown). A VM's model name may say too
+// little ("AMD EPYC" on the Zen 5 host, a name the Zen 3 host's "AMD EPYC 7B13" contains): the family
+// tells them apart.
 struct DeviceIdentity {
   std::string name;
   int cpuCores = 0;
