@@ -36,6 +36,12 @@ HostClockTiming& hostClock() {
   return timing;
 }
 
+// How a description's matches see the device cclab runs on: a GPU by its name (its host's CPU
+// family would only confuse the match), the CPU by its model name and family; both with the cores.
+sim::DeviceIdentity deviceIdentity(const LocalInfo& local, const std::string& name, bool onGpu) {
+  return {name, local.cpuCores, onGpu ? 0 : local.cpuFamily};
+}
+
 // What this machine's description says (`read`: tuner.h's describedSingleCopy or
 // describedCopyPiece), or T's defaults without descriptions to read (a tree without its models
 // folder): a run that asked for no description does not fail for want of one.
@@ -43,7 +49,7 @@ template <typename T>
 T machineDescribed(const Options& options, T (*read)(const std::string&, const sim::DeviceIdentity&)) {
   try {
     const LocalInfo local = localInfo();
-    return read(options.cluster, {local.cpuModel, local.cpuCores, local.cpuFamily});
+    return read(options.cluster, deviceIdentity(local, local.cpuModel, false));
   } catch (const InputError&) {
     if (!options.cluster.empty()) throw;  // --cluster names a file that is not there: say so
     return {};
@@ -205,10 +211,7 @@ CclabAlgorithms cclabAlgorithms(const Options& options, const std::string& devic
   }
   int world = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
-  const LocalInfo local = localInfo();
-  // A GPU's name says which GPU it is; the host CPU's family would only confuse the match.
-  const sim::DeviceIdentity identity{device, local.cpuCores, onGpu ? 0 : local.cpuFamily};
-  const TuningCluster tuning = tuningCluster(options.cluster, identity, onGpu, options.transport);
+  const TuningCluster tuning = tuningCluster(options.cluster, deviceIdentity(localInfo(), device, onGpu), onGpu, options.transport);
   auto chooser = std::make_unique<SimulatorChooser>(tuning.cluster, world, perHost > 0 ? perHost : world, ranksPerDevice);
   for (Collective c : options.collectives) chooser->choose(c, 1024, false);  // a cluster that prices none: fail before running
   return {std::move(chooser), fmt::format("auto (tuned on {})", tuning.source), perHost};

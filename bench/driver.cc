@@ -152,8 +152,33 @@ class Driver {
   bool everyBackendReduces(DataType dtype, ReduceOp op) const {
     return std::all_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->supports(dtype, op); });
   }
-  // Runs one backend's sweep of `collective`; returns the wrong elements it counted.
-  std::int64_t runTest(std::size_t backendIndex, Collective collective, SideBySide& table);
+  // One measurement point of a sweep: its datatype, op, root, repeat (-N) and size (an index of
+  // sizes_); group is its (datatype, op, root) in the order measured, the side-by-side table's lines.
+  struct Point {
+    DataType dtype;
+    std::optional<ReduceOp> op;
+    int root;
+    int repeat;
+    std::size_t size;
+    std::size_t group;
+  };
+  // What one backend's table of one collective gathers as its points are measured.
+  struct TestBlock {
+    std::string lines;  // --interleave: its result lines, printed once every backend is done
+    std::int64_t wrong = 0;
+    std::int64_t knownWrong = 0;  // of `wrong`: what a known library defect explains
+    std::set<std::string> issues;
+    double busbwSum = 0;  // for the average line
+    std::size_t rows = 0;
+    std::vector<std::pair<Row, Row>> picks;  // under --algo auto: what each size of the first group ran
+  };
+  std::vector<Point> pointsOf(Collective collective) const;
+  bool interleaved() const { return options_.interleave && backends_.size() > 1; }
+  // Runs every backend's sweep of `collective`; returns the wrong elements they counted.
+  std::int64_t runTests(Collective collective, SideBySide& table);
+  void testHeader(std::size_t backendIndex, Collective collective) const;
+  void measurePoint(std::size_t backendIndex, Collective collective, const Point& p, TestBlock& block, SideBySide& table);
+  std::int64_t endTest(std::size_t backendIndex, Collective collective, const TestBlock& block);
   void printSideBySide(Collective collective, const SideBySide& table) const;
   // Process 0 streams the rows to the results files as they are measured; a failed write (a full
   // disk) ends the run on every process at once, with process 0's error.
@@ -398,64 +423,97 @@ void Driver::progress(const Row& row) {
   std::fflush(stderr);
 }
 
-std::int64_t Driver::runTest(std::size_t backendIndex, Collective collective, SideBySide& table) {
-  Backend& backend = *backends_[backendIndex];
-  out(results::testHeader(collective, backend.name(), backend.communicator().algorithm(collective), backend.description()));
+std::vector<Driver::Point> Driver::pointsOf(Collective collective) const {
   std::vector<int> roots{-1};
   if (hasRoot(collective)) {
     roots.clear();
     if (options_.root >= 0) roots.push_back(options_.root);
     else for (int r = 0; r < size_; ++r) roots.push_back(r);
   }
-  std::int64_t wrong = 0;
-  std::int64_t blockKnownWrong = 0;  // of `wrong`: what a known library defect explains
-  std::set<std::string> blockIssues;
-  const bool tuned = backend.communicator().algorithm(collective) == sim::kSimulatorPicks;
-  std::vector<std::pair<Row, Row>> picks;  // under --algo auto: what each size of the first group ran
-  double busbwSum = 0;  // for the average line, added in the order the rows come
-  std::size_t rows = 0;
+  std::vector<Point> points;
   std::size_t group = 0;  // (datatype, op, root) in the order measured: the side-by-side table's lines
   for (DataType dtype : dtypes_) {
     for (std::optional<ReduceOp> op : opsFor(collective, dtype)) {
       for (int root : roots) {
         for (int repeat = 0; repeat < options_.repeats; ++repeat) {
-          for (std::size_t s = 0; s < sizes_.size(); ++s) {
-            const std::size_t count = countForBytes(collective, sizes_[s], dtype, size_);
-            const Row outOfPlace = measure(backend, collective, dtype, op, root, count, false, repeat);
-            const Row inPlace = measure(backend, collective, dtype, op, root, count, true, repeat);
-            out(results::resultLine(outOfPlace, inPlace) + "\n");
-            wrong += outOfPlace.wrong.value_or(0) + inPlace.wrong.value_or(0);
-            for (const Row* r : {&outOfPlace, &inPlace}) {
-              if (r->wrong.value_or(0) == 0) continue;
-              const std::string issue = backend.knownIssue(collective, dtype, op, r == &inPlace);
-              if (issue.empty()) continue;
-              blockKnownWrong += *r->wrong;
-              blockIssues.insert(issue);
-            }
-            busbwSum += outOfPlace.busbwGBps;
-            busbwSum += inPlace.busbwGBps;
-            rows += 2;
-            progress(outOfPlace);
-            if (tuned && group == 0 && repeat == 0) picks.emplace_back(outOfPlace, inPlace);
-            table.add(backendIndex, group * sizes_.size() + s, outOfPlace);
-            write([&] {
-              writer_->add(outOfPlace);
-              writer_->add(inPlace);
-            });
-          }
+          for (std::size_t s = 0; s < sizes_.size(); ++s) points.push_back(Point{dtype, op, root, repeat, s, group});
         }
         ++group;
       }
     }
   }
-  std::string known;
-  for (const std::string& issue : blockIssues) {
-    known += fmt::format("# Known library issue behind {} of the {} wrong elements: {}\n", blockKnownWrong, wrong, issue);
+  return points;
+}
+
+void Driver::measurePoint(std::size_t backendIndex, Collective collective, const Point& p, TestBlock& block, SideBySide& table) {
+  Backend& backend = *backends_[backendIndex];
+  const std::size_t count = countForBytes(collective, sizes_[p.size], p.dtype, size_);
+  const Row outOfPlace = measure(backend, collective, p.dtype, p.op, p.root, count, false, p.repeat);
+  const Row inPlace = measure(backend, collective, p.dtype, p.op, p.root, count, true, p.repeat);
+  const std::string line = results::resultLine(outOfPlace, inPlace) + "\n";
+  if (interleaved()) block.lines += line;  // printed as the backend's table when every backend is done
+  else out(line);
+  block.wrong += outOfPlace.wrong.value_or(0) + inPlace.wrong.value_or(0);
+  for (const Row* r : {&outOfPlace, &inPlace}) {
+    if (r->wrong.value_or(0) == 0) continue;
+    const std::string issue = backend.knownIssue(collective, p.dtype, p.op, r == &inPlace);
+    if (issue.empty()) continue;
+    block.knownWrong += *r->wrong;
+    block.issues.insert(issue);
   }
-  knownIssueWrong_ += blockKnownWrong;
-  knownIssues_.insert(blockIssues.begin(), blockIssues.end());
-  out(results::outOfBoundsLine(wrong) + known + results::averageBusBandwidthLine(busbwSum, rows) +
-      (tuned ? autoPicksLine(picks) : "") + results::testConcluded(collective));
+  block.busbwSum += outOfPlace.busbwGBps + inPlace.busbwGBps;
+  block.rows += 2;
+  progress(outOfPlace);
+  const bool tuned = backend.communicator().algorithm(collective) == sim::kSimulatorPicks;
+  if (tuned && p.group == 0 && p.repeat == 0) block.picks.emplace_back(outOfPlace, inPlace);
+  table.add(backendIndex, p.group * sizes_.size() + p.size, outOfPlace);
+  write([&] {
+    writer_->add(outOfPlace);
+    writer_->add(inPlace);
+  });
+}
+
+std::int64_t Driver::endTest(std::size_t backendIndex, Collective collective, const TestBlock& block) {
+  const bool tuned = backends_[backendIndex]->communicator().algorithm(collective) == sim::kSimulatorPicks;
+  std::string known;
+  for (const std::string& issue : block.issues) {
+    known += fmt::format("# Known library issue behind {} of the {} wrong elements: {}\n", block.knownWrong, block.wrong, issue);
+  }
+  knownIssueWrong_ += block.knownWrong;
+  knownIssues_.insert(block.issues.begin(), block.issues.end());
+  out(block.lines + results::outOfBoundsLine(block.wrong) + known + results::averageBusBandwidthLine(block.busbwSum, block.rows) +
+      (tuned ? autoPicksLine(block.picks) : "") + results::testConcluded(collective));
+  return block.wrong;
+}
+
+void Driver::testHeader(std::size_t backendIndex, Collective collective) const {
+  Backend& backend = *backends_[backendIndex];
+  out(results::testHeader(collective, backend.name(), backend.communicator().algorithm(collective), backend.description()));
+}
+
+std::int64_t Driver::runTests(Collective collective, SideBySide& table) {
+  const std::vector<Point> points = pointsOf(collective);
+  const std::size_t n = backends_.size();
+  std::int64_t wrong = 0;
+  if (!interleaved()) {  // nccl-tests's order: one backend's sweep, its lines as they come, then the next's
+    for (std::size_t b = 0; b < n; ++b) {
+      testHeader(b, collective);
+      TestBlock block;
+      for (const Point& p : points) measurePoint(b, collective, p, block, table);
+      wrong += endTest(b, collective, block);
+    }
+    return wrong;
+  }
+  // --interleave: every backend measures a point in turn, the first of them rotating from point to
+  // point, so the pairs a side-by-side table compares are taken moments apart on the same buffers.
+  std::vector<TestBlock> blocks(n);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    for (std::size_t k = 0; k < n; ++k) measurePoint((i + k) % n, collective, points[i], blocks[(i + k) % n], table);
+  }
+  for (std::size_t b = 0; b < n; ++b) {
+    testHeader(b, collective);
+    wrong += endTest(b, collective, blocks[b]);
+  }
   return wrong;
 }
 
@@ -528,6 +586,7 @@ results::RunInfo Driver::runInfo() {
                 {"graph_launches", options_.graphLaunches},
                 {"per_iter_timing", options_.perIterTiming}};
   if (options_.ranksPerNode > 0) run.config[results::kRanksPerNodeKey] = options_.ranksPerNode;
+  if (interleaved()) run.config["interleave"] = true;  // the rows come point by point, every backend in turn
   for (const auto& backend : backends_) backend->describe(run);  // after the config: backends add to it
   return run;
 }
@@ -568,7 +627,7 @@ int Driver::run() {
   std::int64_t wrong = 0;
   for (Collective collective : options_.collectives) {
     SideBySide table(backends_.size());
-    for (std::size_t b = 0; b < backends_.size(); ++b) wrong += runTest(b, collective, table);
+    wrong += runTests(collective, table);
     if (backends_.size() > 1) printSideBySide(collective, table);
   }
 

@@ -85,6 +85,9 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   app.add_option("--csv", o.csvPath, "write the results as CSV");
   app.add_option("--backend", backends, fmt::format("what runs the collectives: {}, or a comma list to compare", fmt::join(kBackends, ", ")))
       ->capture_default_str();
+  app.add_flag("--interleave", o.interleave,
+               "with several backends: each size on every backend in turn (the first rotating from size to size), not one "
+               "backend's sweep after another's, so a side-by-side pair is measured moments apart; the tables print at the end");
   app.add_option("--algo", o.algo,
                  fmt::format("cclab algorithm (--backend cclab): {}; a comma list takes, per collective, the first that does it; "
                              "{}: per collective and size, the one the simulator predicts fastest on --cluster",

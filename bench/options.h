@@ -72,6 +72,9 @@ struct Options {
   int graphLaunches = 0;   // -G: capture the timed loop as a CUDA graph and replay it this often (NCCL)
   bool perIterTiming = false;  // -I: per-iteration times on GPUs from CUDA events (CPU: always)
   int repeats = 1;
+  // --interleave: with several backends, each size measured on every backend in turn (the first
+  // rotating), not one backend's whole sweep after another's.
+  bool interleave = false;
   double timeoutS = 300;  // 0: no timeout
   std::string jsonPath;
   std::string csvPath;

@@ -3,6 +3,8 @@
 # every collective below at 2-5 ranks, 8 B to 256 MiB by x2, `runs` launches each (default 5; the
 # tables take the median of the paired ratios over them). Ranks are bound as in measure_cpu_sweep.sh.
 # Each size runs at least 5 ms (--min_time 0.005; the runs committed before 2026-11-30 ran -n 20).
+# The two backends take each size in turn (--interleave, since 2026-12-04: before, the MPI library's
+# whole sweep ran first and cclab's after it, so a pair was minutes apart).
 #   results/measured/<machine>/auto/<collective>_np<ranks>_run<k>.{json,txt}
 #
 # Usage: scripts/measure_cpu_auto.sh <machine-name> [runs] [max-size]   (after scripts/test.sh built
@@ -29,7 +31,7 @@ for run in $(seq "${FIRST_RUN:-1}" "$runs"); do
       echo "== run $run, $collective, $ranks ranks"
       mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
         "${CCBENCH:-build/bin/ccbench}" "$collective" -b "${MIN_SIZE:-8}" -e "$max" -f 2 --backend mpi,cclab --algo auto --transport "$transport" \
-        --min_time 0.005 -n "${ITERS:-20}" -J "$out/${collective}_np${ranks}_run$run.json" > "$out/${collective}_np${ranks}_run$run.txt"
+        --interleave --min_time 0.005 -n "${ITERS:-20}" -J "$out/${collective}_np${ranks}_run$run.json" > "$out/${collective}_np${ranks}_run$run.txt"
     done
   done
 done

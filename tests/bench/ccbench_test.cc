@@ -395,6 +395,49 @@ TEST_F(Ccbench, TheDefaultTransportIsSharedMemoryOnOneHostAndMpiAcrossHosts) {
   EXPECT_NE(forced.err.find("--transport shm: every rank must run on one host"), std::string::npos) << forced.err;
 }
 
+// --interleave: each point (repeat, size) on every backend in turn, the first backend rotating from
+// point to point; the text still holds one nccl-tests table per backend, with the JSON's rows.
+TEST_F(Ccbench, InterleaveMeasuresEachSizeOnEveryBackendInTurn) {
+  const std::string json = (dir_ / "r.json").string();
+  const Outcome run = ccbench(2, "all_gather --backend mpi,cclab --interleave -b 1K -e 16K -f 4 -n 2 -w 0 -N 2 -J " + json);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Import file = results::readResults(json);
+  const std::vector<results::Row>& rows = file.file.rows;
+  ASSERT_EQ(rows.size(), 2u * 2 * 3 * 2);  // backends x repeats x sizes x out/in place
+  EXPECT_EQ(file.file.run.config.at("interleave"), true);
+  const std::uint64_t sizes[] = {1024, 4096, 16384};
+  for (std::size_t point = 0; point < 6; ++point) {  // repeat 0's three sizes, then repeat 1's
+    const std::string first = point % 2 == 0 ? "mpi" : "cclab";
+    const std::string second = point % 2 == 0 ? "cclab" : "mpi";
+    for (std::size_t k = 0; k < 4; ++k) {
+      const results::Row& row = rows[4 * point + k];
+      EXPECT_EQ(row.backend, k < 2 ? first : second) << "point " << point << " row " << k;
+      EXPECT_EQ(row.sizeBytes, sizes[point % 3]) << "point " << point << " row " << k;
+      EXPECT_EQ(row.repeat, static_cast<int>(point / 3)) << "point " << point << " row " << k;
+      EXPECT_EQ(row.inPlace, k % 2 == 1) << "point " << point << " row " << k;
+    }
+  }
+  // The text: mpi's table, then cclab's, each its rows in the order measured, as the JSON has them.
+  const results::Import text = results::importNcclTestsText(run.out, "stdout");
+  ASSERT_EQ(text.file.rows.size(), rows.size());
+  const std::vector<std::string> lines = rowLines(run.out);
+  ASSERT_EQ(lines.size(), 12u);
+  std::size_t line = 0;
+  for (const std::string backend : {"mpi", "cclab"}) {
+    for (std::size_t i = 0; i < rows.size(); i += 2) {
+      if (rows[i].backend != backend) continue;
+      EXPECT_EQ(text.file.rows[2 * line].backend, backend);
+      EXPECT_EQ(results::resultLine(rows[i], rows[i + 1]), lines[line]) << backend << " line " << line;
+      ++line;
+    }
+  }
+  EXPECT_NE(run.out.find("# Side by side: all_gather"), std::string::npos) << run.out;
+  // One backend: nothing to interleave, and the run says so by leaving the setting out.
+  const Outcome alone = ccbench(2, "all_gather --backend cclab --interleave -b 1K -e 1K -n 1 -w 0 -J " + json);
+  ASSERT_EQ(alone.exitCode, 0) << alone.err;
+  EXPECT_FALSE(results::readResults(json).file.run.config.contains("interleave"));
+}
+
 TEST_F(Ccbench, AWrongResultIsCountedAndFailsTheRun) {
   // The hidden test hook flips one bit of one output element on rank 1 in every check.
   const Outcome run = ccbench(2, "all_reduce -b 1K -e 1K -c 1 --backend mpi,cclab --debug-corrupt-rank 1");
