@@ -44,9 +44,19 @@ def picks(text):
     return chosen
 
 
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
 def to_bytes(text):
     value, unit = text.split()
-    return int(float(value) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit])
+    return int(float(value) * UNITS[unit])
+
+
+def within(size, low, high):
+    """Whether `size` lies in the picks line's range low-high, each printed to a tenth of its unit
+    (8,388,600 B of 5 ranks reads "8.0 MiB")."""
+    slack = lambda text: 0.05 * UNITS[text.split()[1]]
+    return to_bytes(low) - slack(low) <= size <= to_bytes(high) + slack(high)
 
 
 def read(folder):
@@ -72,7 +82,7 @@ def read(folder):
                 ratios[key][int(s.group(1))].append(float(s.group(4)))
         for (low, high), algo in picks(text).items():
             for size in ratios[key]:
-                if to_bytes(low) <= size <= to_bytes(high):
+                if within(size, low, high):
                     algorithm[key][size] = algo
     return ratios, algorithm, runs
 
