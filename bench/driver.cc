@@ -144,6 +144,13 @@ class Driver {
  private:
   void checkHostMemory() const;
   Buffers& buffersFor(Backend& backend, int local);
+  // Each local rank's arguments of one call at the base of its buffers (and its checker: `checked`).
+  std::vector<LocalCall> localCalls(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
+                                    std::size_t count, bool inPlace, bool checked);
+  // nccl-tests's TimeTest warms up at the sweep's largest size and then its smallest before the
+  // first size, so no size is timed on buffers, mappings and library state touched for the first
+  // time: -w untimed, unchecked calls of each, out of place.
+  void warmUp(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root);
   Row measure(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
               std::size_t count, bool inPlace, int repeat);
   void combine(double* values, int n) const;  // across processes, as -a says
@@ -310,8 +317,8 @@ void Driver::combine(double* values, int n) const {
   }
 }
 
-Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
-                    std::size_t count, bool inPlace, int repeat) {
+std::vector<LocalCall> Driver::localCalls(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
+                                          std::size_t count, bool inPlace, bool checked) {
   Communicator& comm = backend.communicator();
   const int locals = backend.localRanks();
   const std::size_t elementSize = sizeOf(dtype);
@@ -329,9 +336,35 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
     c.args.send = inPlace ? c.single + c.layout.inPlaceSendOffset * elementSize : buffers.a();
     c.args.recv = inPlace ? c.single + c.layout.inPlaceRecvOffset * elementSize : buffers.b();
     c.spanBytes = std::max<std::size_t>((inPlace ? c.layout.inPlaceCount() : std::max(c.layout.sendCount, c.layout.recvCount)) * elementSize, 1);
+    if (!checked) continue;
     const CheckSpec spec{collective, dtype, op, count, size_, rank, c.args.root};
     c.checker = withTestHooks(backend.checker(spec, i), spec, options_, process_, i, backend);
   }
+  return calls;
+}
+
+void Driver::warmUp(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root) {
+  for (std::size_t bytes : {sizes_.back(), sizes_.front()}) {
+    const std::size_t count = countForBytes(collective, bytes, dtype, size_);
+    const std::vector<LocalCall> calls = localCalls(backend, collective, dtype, op, root, count, false, false);
+    std::vector<CollectiveArgs> args;
+    for (const LocalCall& c : calls) args.push_back(c.args);
+    watchdog_.describe(fmt::format("{} {} {} {} warm-up", backend.name(), name(collective), name(dtype),
+                                   describeBytes(bytesForCount(collective, count, dtype, size_))));
+    for (int i = 0; i < options_.warmupIters; ++i) {
+      backend.communicator().runLocal(collective, args);
+      watchdog_.kick();
+    }
+    backend.synchronize();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
+                    std::size_t count, bool inPlace, int repeat) {
+  Communicator& comm = backend.communicator();
+  const int locals = backend.localRanks();
+  std::vector<LocalCall> calls = localCalls(backend, collective, dtype, op, root, count, inPlace, true);
   // The arguments of iteration `iteration`. GPU backends move through the buffers as nccl-tests
   // does (each iteration the next span of the largest-size buffers), so caches do not flatter
   // repeated small messages; checks (iteration -1) use the base.
@@ -499,7 +532,10 @@ std::int64_t Driver::runTests(Collective collective, SideBySide& table) {
     for (std::size_t b = 0; b < n; ++b) {
       testHeader(b, collective);
       TestBlock block;
-      for (const Point& p : points) measurePoint(b, collective, p, block, table);
+      for (const Point& p : points) {
+        if (p.size == 0 && p.repeat == 0) warmUp(*backends_[b], collective, p.dtype, p.op, p.root);
+        measurePoint(b, collective, p, block, table);
+      }
       wrong += endTest(b, collective, block);
     }
     return wrong;
@@ -508,7 +544,11 @@ std::int64_t Driver::runTests(Collective collective, SideBySide& table) {
   // point, so the pairs a side-by-side table compares are taken moments apart on the same buffers.
   std::vector<TestBlock> blocks(n);
   for (std::size_t i = 0; i < points.size(); ++i) {
-    for (std::size_t k = 0; k < n; ++k) measurePoint((i + k) % n, collective, points[i], blocks[(i + k) % n], table);
+    const Point& p = points[i];
+    if (p.size == 0 && p.repeat == 0) {
+      for (auto& backend : backends_) warmUp(*backend, collective, p.dtype, p.op, p.root);
+    }
+    for (std::size_t k = 0; k < n; ++k) measurePoint((i + k) % n, collective, p, blocks[(i + k) % n], table);
   }
   for (std::size_t b = 0; b < n; ++b) {
     testHeader(b, collective);

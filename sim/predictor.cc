@@ -73,6 +73,21 @@ std::vector<std::string_view> Predictor::candidates(Collective collective) const
   return names;
 }
 
+std::vector<std::string_view> Predictor::libraryCandidates(Collective collective) const {
+  std::vector<std::string_view> names = candidates(collective);
+  if (cluster_.intra.kind == FabricKind::SharedMemory) return names;
+  auto nccl = [&](std::string_view name) {
+    if (name == "ring" || name == "chain" || name == "nvls") return true;
+    if (name == "tree") return collective == Collective::AllReduce;  // NCCL's trees reduce; no binomial ones
+    if (name == "pairwise" || name == "linear") {
+      return collective == Collective::AllToAll || collective == Collective::Gather || collective == Collective::Scatter;
+    }
+    return false;  // rd, rhd, bruck, hier, the one-shot linear all_reduce and all_gather: not NCCL's
+  };
+  std::erase_if(names, [&](std::string_view name) { return !nccl(name); });
+  return names;
+}
+
 Transfer inputCopies(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace) {
   const Algorithm* own = findAlgorithmNamed(collective, algo);
   if (own == nullptr) return {LinkClass::Local};
@@ -173,8 +188,11 @@ Prediction Predictor::predict(const Query& query) const {
     }
   }
   if (query.algo == kSimulatorPicks || isLibraryChoice(query.algo)) {
+    // A library (the MPI library's native, or NCCL's tuner in a measured row) picks among its own.
+    const bool library = query.algo == kLibraryCollective ||
+                         (query.algo == kLibraryTunerChose && !query.implementation.empty() && query.implementation != kOwnBackend);
     best.timeUs = std::numeric_limits<double>::infinity();
-    for (auto name : candidates(query.collective)) {
+    for (auto name : library ? libraryCandidates(query.collective) : candidates(query.collective)) {
       bool calibrated = false;
       const double t = timeOf(query.collective, name, shape, query, calibrated);
       if (t < best.timeUs) {

@@ -50,6 +50,11 @@ class Predictor {
   std::string resolve(Collective collective, std::string_view algo) const;
   // Every algorithm that can run the collective on this cluster (auto's candidates).
   std::vector<std::string_view> candidates(Collective collective) const;
+  // Those a library's own choice picks among where no calibration of it prices the call: on GPUs
+  // NCCL's (ring and, for all_reduce, the double binary tree; NVLS where the cluster has it; the
+  // chain NCCL's ring broadcast and reduce are; alltoall, gather and scatter as the grouped sends
+  // they are); on a CPU's shared memory every candidate, as MPI libraries' tuned collectives have them.
+  std::vector<std::string_view> libraryCandidates(Collective collective) const;
   // The plan of a resolved algorithm (for calibration and tests). `ownCopies`: cclab's
   // implementation ran it (kOwnBackend), so its device copies are planned too (inputCopies);
   // false for the algorithm itself (no implementation). A library's choice (isLibraryChoice) is

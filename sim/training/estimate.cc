@@ -29,8 +29,9 @@ Cluster jobCluster(const Cluster& cluster, int gpus) {
 double TrainingPricer::seconds(Collective collective, double bytes, int ranks, int nodes) {
   if (ranks <= 1 || bytes <= 0) return 0;
   const Predictor& p = predictors_.forShape(Shape{ranks, nodes});
-  // A library's calibration prices its own choice; cclab's, its ring family (what ccbench train runs).
-  const std::string_view algo = implementation_.empty() ? kSimulatorPicks : implementation_ == kOwnBackend ? "ring" : kLibraryCollective;
+  // The library the frameworks call (NCCL on GPUs, MPI on CPUs) picks among its own algorithms,
+  // priced by its calibration where the cluster has one; cclab's, its ring family (what ccbench train runs).
+  const std::string_view algo = implementation_ == kOwnBackend ? "ring" : kLibraryCollective;
   return p.predict(Query{collective, algo, bytes, ranks, nodes, false, implementation_}).timeUs * 1e-6;
 }
 

@@ -167,6 +167,39 @@ TEST(Model, AutoPicksTheCheapestAndSaysWhich) {
   EXPECT_TRUE(large == "ring" || large == "rhd" || large == "hier") << large;
 }
 
+// A library's own choice (`native`, or NCCL's tuner in a measured row) is priced among the
+// algorithms that library has: on GPUs NCCL's, never recursive doubling, Rabenseifner, Bruck or
+// cclab's hierarchical one, which the simulator's own `auto` may pick; on a CPU, all of them.
+TEST(Model, ALibrarysChoiceIsAmongItsOwnAlgorithms) {
+  Cluster cluster = loadCluster("dgx-a100");
+  reshape(cluster, 64, std::nullopt);
+  const Predictor predictor(cluster);
+  const std::set<std::string> nccl{"ring", "chain", "tree", "nvls", "pairwise", "linear"};
+  bool autoPickedOther = false;
+  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
+                       Collective::AllToAll}) {
+    for (double bytes = 1024; bytes <= kGiB; bytes *= 16) {
+      const Prediction native = predictor.predict(Query{c, kLibraryCollective, bytes, 512, 64, false, ""});
+      const Prediction tuner = predictor.predict(Query{c, kLibraryTunerChose, bytes, 512, 64, false, "nccl"});
+      const Prediction own = predictor.predict(Query{c, kSimulatorPicks, bytes, 512, 64, false, ""});
+      EXPECT_TRUE(nccl.count(native.algo)) << name(c) << " " << bytes << ": " << native.algo;
+      EXPECT_EQ(tuner.algo, native.algo) << name(c) << " " << bytes;
+      EXPECT_LE(own.timeUs, native.timeUs + 1e-9) << name(c) << " " << bytes;  // auto's candidates include NCCL's
+      autoPickedOther = autoPickedOther || !nccl.count(own.algo);
+    }
+  }
+  EXPECT_TRUE(autoPickedOther);  // else the two sets would not differ on this cluster
+  // The 1 MiB all_gather of 512 GPUs: NCCL's ring, its 511 steps' latency; Rabenseifner's 9 would be 6x faster.
+  const Prediction ring = predictor.predict(Query{Collective::AllGather, kLibraryCollective, 1 << 20, 512, 64, false, ""});
+  EXPECT_EQ(ring.algo, "ring");
+  EXPECT_GT(ring.timeUs, 3 * predictor.predict(Query{Collective::AllGather, "rhd", 1 << 20, 512, 64, false, ""}).timeUs);
+  EXPECT_EQ(predictor.predict(Query{Collective::AllReduce, kLibraryCollective, 8, 512, 64, false, ""}).algo, "tree");
+  EXPECT_EQ(predictor.libraryCandidates(Collective::AllGather), (std::vector<std::string_view>{"ring"}));
+  // On shared memory an MPI library has them all.
+  const Predictor cpu(loadCluster("cpu-2core-amd-epyc"));
+  EXPECT_EQ(cpu.libraryCandidates(Collective::AllReduce), cpu.candidates(Collective::AllReduce));
+}
+
 TEST(Model, EveryAlgorithmCclabRunsIsOneTheSimulatorPrices) {
   // One registry of names: what ccbench --algo runs, ccsim --algo prices under the same name.
   const Predictor predictor(loadCluster("dgx-a100"));
