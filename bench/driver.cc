@@ -626,7 +626,7 @@ results::RunInfo Driver::runInfo() {
                 {"graph_launches", options_.graphLaunches},
                 {"per_iter_timing", options_.perIterTiming}};
   if (options_.ranksPerNode > 0) run.config[results::kRanksPerNodeKey] = options_.ranksPerNode;
-  if (interleaved()) run.config["interleave"] = true;  // the rows come point by point, every backend in turn
+  if (interleaved()) run.config[results::kInterleaveKey] = true;  // the rows come point by point, every backend in turn
   for (const auto& backend : backends_) backend->describe(run);  // after the config: backends add to it
   return run;
 }

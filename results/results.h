@@ -96,6 +96,9 @@ std::optional<PredictionConfig> predictionConfig(const RunInfo& run);
 // ccbench's `--ranks-per-node k` (nodes emulated on one host for the hierarchical algorithms),
 // recorded in RunInfo::config as kRanksPerNodeKey; 0 where the run grouped ranks by host.
 inline constexpr const char* kRanksPerNodeKey = "ranks_per_node";
+// ccbench --interleave: RunInfo::config[kInterleaveKey] is true where each size ran on every
+// backend in turn (the rows then come point by point), absent otherwise.
+inline constexpr const char* kInterleaveKey = "interleave";
 int emulatedRanksPerNode(const RunInfo& run);
 
 // The transport ccbench's cclab backend ran its CPU algorithms over ("shm" or "mpi", --transport

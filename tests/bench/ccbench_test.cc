@@ -404,7 +404,7 @@ TEST_F(Ccbench, InterleaveMeasuresEachSizeOnEveryBackendInTurn) {
   const results::Import file = results::readResults(json);
   const std::vector<results::Row>& rows = file.file.rows;
   ASSERT_EQ(rows.size(), 2u * 2 * 3 * 2);  // backends x repeats x sizes x out/in place
-  EXPECT_EQ(file.file.run.config.at("interleave"), true);
+  EXPECT_EQ(file.file.run.config.at(results::kInterleaveKey), true);
   const std::uint64_t sizes[] = {1024, 4096, 16384};
   for (std::size_t point = 0; point < 6; ++point) {  // repeat 0's three sizes, then repeat 1's
     const std::string first = point % 2 == 0 ? "mpi" : "cclab";
@@ -435,7 +435,7 @@ TEST_F(Ccbench, InterleaveMeasuresEachSizeOnEveryBackendInTurn) {
   // One backend: nothing to interleave, and the run says so by leaving the setting out.
   const Outcome alone = ccbench(2, "all_gather --backend cclab --interleave -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(alone.exitCode, 0) << alone.err;
-  EXPECT_FALSE(results::readResults(json).file.run.config.contains("interleave"));
+  EXPECT_FALSE(results::readResults(json).file.run.config.contains(results::kInterleaveKey));
 }
 
 TEST_F(Ccbench, AWrongResultIsCountedAndFailsTheRun) {
