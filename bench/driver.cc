@@ -527,13 +527,15 @@ void Driver::testHeader(std::size_t backendIndex, Collective collective) const {
 std::int64_t Driver::runTests(Collective collective, SideBySide& table) {
   const std::vector<Point> points = pointsOf(collective);
   const std::size_t n = backends_.size();
+  // Each (datatype, op, root) starts with its first repeat's first size: warm up there (warmUp).
+  auto startsGroup = [](const Point& p) { return p.size == 0 && p.repeat == 0; };
   std::int64_t wrong = 0;
   if (!interleaved()) {  // nccl-tests's order: one backend's sweep, its lines as they come, then the next's
     for (std::size_t b = 0; b < n; ++b) {
       testHeader(b, collective);
       TestBlock block;
       for (const Point& p : points) {
-        if (p.size == 0 && p.repeat == 0) warmUp(*backends_[b], collective, p.dtype, p.op, p.root);
+        if (startsGroup(p)) warmUp(*backends_[b], collective, p.dtype, p.op, p.root);
         measurePoint(b, collective, p, block, table);
       }
       wrong += endTest(b, collective, block);
@@ -545,7 +547,7 @@ std::int64_t Driver::runTests(Collective collective, SideBySide& table) {
   std::vector<TestBlock> blocks(n);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
-    if (p.size == 0 && p.repeat == 0) {
+    if (startsGroup(p)) {
       for (auto& backend : backends_) warmUp(*backend, collective, p.dtype, p.op, p.root);
     }
     for (std::size_t k = 0; k < n; ++k) measurePoint((i + k) % n, collective, p, blocks[(i + k) % n], table);
