@@ -108,8 +108,37 @@ double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
   const double replicated = sb * ((1 + cross) * attentionReplicated + v * h + v * h + (dropout ? h : 0));
   const double split = sb * ((1 + cross) * v * (width + 2 * kv + width) + (model.gatedMlp ? 4 : 2) * v * i);
   const bool scoresStored = c.recompute == Recompute::None && !c.flashAttention;
-  const double scores = scoresStored ? (1 + cross) * (dropout ? 2 * v + 1 : v) * a * s * s * b : 0.0;
+  const double scores = scoresStored ? (1 + cross) * savedScoreBytes(model, c) * a * s * s * b : 0.0;
   return replicated / (c.sequenceParallel ? t : 1) + split / t + scores / t;
+}
+
+double savedScoreBytes(const ModelCard& model, const TrainConfig& c) {
+  const double v = activationValueBytes(c.precision);
+  if (c.execution == Execution::Eager && model.softmaxInFp32 && v < 4) return 4 + v + (model.dropout ? 1 : 0);
+  return model.dropout ? 2 * v + 1 : v;
+}
+
+namespace {
+// One micro-batch's b x heads x s x s scores of one attention block, on one tensor rank.
+double scoreCount(const ModelCard& model, const TrainConfig& c) {
+  return static_cast<double>(c.microBatch) * model.heads / c.tp * c.seq * c.seq;
+}
+}  // namespace
+
+double attentionGradientBytes(const ModelCard& model, const TrainConfig& c) {
+  if (model.architecture == Architecture::Given || c.flashAttention || c.execution != Execution::Eager) return 0.0;
+  const double softmaxBytes = model.softmaxInFp32 ? 4.0 : activationValueBytes(c.precision);
+  return 2 * softmaxBytes * scoreCount(model, c);
+}
+
+double positionBiasBytes(const ModelCard& model, const TrainConfig& c) {
+  if (model.relativeBuckets <= 0) return 0.0;
+  const int biases = model.crossAttentionLayers > 0 ? 3 : 1;  // encoder, decoder, cross-attention
+  return biases * activationValueBytes(c.precision) * scoreCount(model, c);
+}
+
+double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& c) {
+  return model.relativeBuckets > 0 ? activationValueBytes(c.precision) * scoreCount(model, c) : 0.0;
 }
 
 double layerOutputBytes(const ModelCard& model, const TrainConfig& c) {
@@ -142,7 +171,8 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     const double layersPerChunk = static_cast<double>(layersOf(0)) / c.vpp;
     const double v = activationValueBytes(c.precision);
     const double embeddingOutput = (v + 1) * sb * h / (c.sequenceParallel ? c.tp : 1);  // values + dropout mask
-    const double firstStage = m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp);
+    const double firstStage =
+        m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp + positionBiasBytes(model, c));
     // Logits b*s*V, split across the tensor ranks (vocabulary-parallel output layer): the values
     // plus an fp32 copy for the softmax and loss. They dominate small models with large vocabularies.
     m.logitsBytes = sb * model.vocab * savedLogitBytes(c.precision) / c.tp;

@@ -49,6 +49,26 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& config
 // Activation bytes one transformer layer stores for one micro-batch (Korthikanti et al. 2022:
 // sbh(34 + 5as/h) in 16-bit for GPT's shapes, generalised to GQA and gated MLPs).
 double activationBytesPerLayer(const ModelCard& model, const TrainConfig& config);
+// Bytes one attention score (an element of the b x heads x s x s tensor an unfused attention
+// writes) keeps for backward: a fused scale-mask-softmax kernel's v-byte output, its 1-byte dropout
+// mask and v-byte dropout output (Korthikanti's 5 in 16-bit); eager code whose softmax runs in fp32
+// (ModelCard::softmaxInFp32) keeps that fp32 output and the v-byte copy the next operator saves
+// (4 + 1 + v with dropout: 7 in 16-bit).
+double savedScoreBytes(const ModelCard& model, const TrainConfig& config);
+// What an eager backward of one unfused attention holds besides the saved activations: the
+// softmax's incoming and outgoing gradients, new tensors of the softmax's type (fp32 where the
+// model's code upcasts, else v bytes), over one micro-batch's scores on one tensor rank. 0 with a
+// fused attention kernel or fused execution (Megatron's fused softmax backward works in place).
+double attentionGradientBytes(const ModelCard& model, const TrainConfig& config);
+// T5's position biases as Hugging Face's code builds them: the learned relative bias of each stack
+// plus the padding (decoder: causal) mask, materialised at b x heads x s x s in the activations'
+// type by the stack's first layer and passed to every layer, so alive from a micro-batch's first
+// forward to its last backward; the decoder's cross-attention gets one more (zeros plus the
+// encoder's mask). 0 for a model without relative position biases.
+double positionBiasBytes(const ModelCard& model, const TrainConfig& config);
+// The gradient of one of those biases, accumulated over its stack's layers during the backward
+// (the cross-attention's has none: nothing it is built from is learned).
+double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& config);
 // One micro-batch's b x s x h activations between layers (0 for a model given by its FLOPs): what
 // a tensor-parallel all-reduce and a pipeline send carry (the send split across tensor ranks).
 double layerOutputBytes(const ModelCard& model, const TrainConfig& config);

@@ -109,6 +109,7 @@ ModelCard modelFromJson(const results::Json& config, const std::string& source, 
   m.learnedPositions = !llama && !t5;
   m.dropout = t5 ? in.get<double>("dropout_rate", 0.1) > 0 : !llama;
   if (t5) m.relativeBuckets = intField(in, {"relative_attention_num_buckets"}, kDefaultRelativeBuckets);
+  m.softmaxInFp32 = t5 || llama;
   if (m.learnedPositions && m.maxPositions == 0) in.fail("max_position_embeddings", "missing (learned position embeddings need it)");
   m.tiedEmbeddings = in.get<bool>("tie_word_embeddings", true);  // Hugging Face's default
   if (m.architecture == Architecture::Encoder) m.typeVocab = intField(in, {"type_vocab_size"}, 2);

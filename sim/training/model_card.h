@@ -35,6 +35,10 @@ struct ModelCard {
   int crossAttentionLayers = 0;  // encoder-decoder: the decoder's layers, of the `layers`
   int relativeBuckets = 0;  // T5's relative position buckets (a buckets x heads table per stack)
   bool dropout = true;      // trained with dropout (GPT-2/GPT-3, BERT, T5); LLaMA without
+  // Its eager (Hugging Face) code runs the attention's softmax in fp32 whatever the run's precision:
+  // T5's softmax(scores.float()), LLaMA's softmax(..., dtype=torch.float32). GPT-2's and minGPT's
+  // run in the scores' type (fp32 only under autocast, which FSDP's mixed precision is not).
+  bool softmaxInFp32 = false;
   int intermediate = 0;     // MLP width
   int vocab = 0;
   int maxPositions = 0;

@@ -95,6 +95,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     LayerTimes times;
     int gemmSets = -1;  // its forward set in g.gemmSets; backward and attention follow
     double savedBytes = 0, recomputedBytes = 0, shard = 0;
+    double backwardWorkBytes = 0;  // held while its backward runs (eager attention's gradients)
   };
   auto kindOf = [&](const ModelCard& shape, const TrainConfig& config) {
     LayerKind k;
@@ -110,6 +111,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     TrainConfig noRecompute = config;
     noRecompute.recompute = Recompute::None;
     if (config.recompute != Recompute::None) k.recomputedBytes = activationBytesPerLayer(shape, noRecompute) - k.savedBytes;
+    k.backwardWorkBytes = attentionGradientBytes(shape, config);
     return k;
   };
   // With full recompute on some layers (recomputeLayers), each shape has a second kind: the
@@ -162,6 +164,10 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   const double logits = static_cast<double>(c.microBatch) * c.seq * model.vocab / c.tp;
   const double savedLogitsBytes = logits * savedLogitBytes(c.precision);
   const double logitsGradientBytes = c.execution == Execution::Eager ? 4 * logits : 0.0;
+  // T5's position biases: built by the first layer's forward, alive until its backward (the
+  // gradient of one of them from the last layer's backward on). An encoder-decoder is one stage.
+  const double biasBytes = shaped ? positionBiasBytes(model, c) : 0.0;
+  const double biasGradientBytes = shaped ? positionBiasGradientBytes(model, c) : 0.0;
   for (int s = 0; s < p; ++s) {
     StageBuilder stage(g, s);
     make.startStage();
@@ -242,7 +248,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (shaped) t.gemmSet = kind.gemmSets + kForwardGemms, t.memoryBytes = kind.times.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
-          t.allocatesBytes = kind.savedBytes;
+          t.allocatesBytes = kind.savedBytes + (s == 0 && l == 0 ? biasBytes : 0.0);
           if (gather >= 0) t.freesBytes = kind.shard * per.parameters;  // resharded after forward
           lastCompute = stage.add(std::move(t));
           gathered[l] = lastCompute;
@@ -294,9 +300,11 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
                                 fmt::format("bwd L{} mb{}", l, mb));
           if (shaped) t.gemmSet = kind.gemmSets + kBackwardGemms, t.memoryBytes = 2 * kind.times.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
-          t.freesBytes = kind.savedBytes + kind.recomputedBytes + (gather >= 0 ? kind.shard * per.parameters : 0.0);
+          t.allocatesBytes = kind.backwardWorkBytes + (s == 0 && l == layers - 1 ? biasGradientBytes : 0.0);
+          t.freesBytes = kind.savedBytes + kind.recomputedBytes + kind.backwardWorkBytes + (gather >= 0 ? kind.shard * per.parameters : 0.0) +
+                         (s == 0 && l == 0 ? biasBytes + biasGradientBytes : 0.0);
           // ZeRO-3: the layer's full gradient until its reduce-scatter.
-          if (gathers && c.dp > 1) t.allocatesBytes = kind.shard * per.gradients;
+          if (gathers && c.dp > 1) t.allocatesBytes += kind.shard * per.gradients;
           lastCompute = stage.add(std::move(t));
           gathered[l] = lastCompute;
           if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;

@@ -187,6 +187,59 @@ TEST(Memory, KorthikantiActivationsPerLayer) {
   EXPECT_DOUBLE_EQ(fp8, perLayer(8, false, Recompute::None));
 }
 
+// What eager code keeps of an unfused attention, after the operators of Hugging Face's T5
+// (softmax(scores.float()).type_as(scores), dropout, matmul) and minGPT (softmax in the scores'
+// type), and T5's position biases, which its first layer builds at b x heads x s x s.
+TEST(Memory, EagerAttentionAndT5PositionBiases) {
+  const ModelCard t5 = loadModel("t5-11b"), gpt2 = loadModel("gpt2"), llama = loadModel("llama2-7b");
+  ASSERT_TRUE(t5.softmaxInFp32 && llama.softmaxInFp32 && !gpt2.softmaxInFp32);
+  TrainConfig c;
+  c.seq = 512;
+  c.microBatch = 8;
+  c.flashAttention = false;
+  const double scores = 8.0 * 128 * 512 * 512;  // one attention block's, one micro-batch
+  // Fused execution: Korthikanti's 16-bit softmax, mask and dropout output (5 bytes a score).
+  EXPECT_DOUBLE_EQ(savedScoreBytes(t5, c), 5);
+  EXPECT_DOUBLE_EQ(attentionGradientBytes(t5, c), 0);
+  c.execution = Execution::Eager;
+  EXPECT_DOUBLE_EQ(savedScoreBytes(t5, c), 4 + 1 + 2);   // fp32 softmax output, dropout mask and output
+  EXPECT_DOUBLE_EQ(savedScoreBytes(gpt2, c), 2 + 1 + 2);  // softmax in bf16
+  EXPECT_DOUBLE_EQ(savedScoreBytes(llama, c), 4 + 2);     // no dropout: the bf16 copy the AV GEMM reads
+  EXPECT_DOUBLE_EQ(attentionGradientBytes(t5, c), 2 * 4 * scores);  // the softmax's fp32 gradients in and out
+  EXPECT_DOUBLE_EQ(positionBiasBytes(t5, c), 3 * 2 * scores);         // encoder, decoder, cross-attention
+  EXPECT_DOUBLE_EQ(positionBiasGradientBytes(t5, c), 2 * scores);
+  EXPECT_DOUBLE_EQ(positionBiasBytes(gpt2, c), 0);
+  c.precision = Precision::Fp32;  // nothing to upcast: the fused figure, in fp32
+  EXPECT_DOUBLE_EQ(savedScoreBytes(t5, c), 2 * 4 + 1);
+  c.precision = Precision::Mixed;
+  c.flashAttention = true;  // a fused kernel: no scores, but T5's biases are still built
+  EXPECT_DOUBLE_EQ(attentionGradientBytes(t5, c), 0);
+  EXPECT_DOUBLE_EQ(positionBiasBytes(t5, c), 3 * 2 * scores);
+
+  // In the timeline's peak: T5-11B under FULL_SHARD with full recompute on 512 A100s (the FSDP
+  // paper's Fig. 8c run), batch 8 a GPU. The biases and one gradient are alive at the peak (the
+  // last layer's backward): the same model without relative biases peaks that much lower.
+  const Cluster job = cluster(64);
+  auto peakActivations = [&](const ModelCard& model) {
+    TrainConfig x;
+    x.gpus = 512;
+    x.seq = 512;
+    x.microBatch = 8;
+    x.globalBatch = 8 * 512;
+    x.recompute = Recompute::Full;
+    x.flashAttention = false;
+    x.execution = Execution::Eager;
+    setZeroStage(x, 3);
+    resolve(x, model, job);
+    TrainingPricer pricer(job);
+    return estimateTraining(model, x, pricer).memory.activations;
+  };
+  ModelCard withoutBiases = t5;
+  withoutBiases.relativeBuckets = 0;
+  c.flashAttention = false;
+  EXPECT_NEAR(peakActivations(t5) - peakActivations(withoutBiases), positionBiasBytes(t5, c) + positionBiasGradientBytes(t5, c), 1e6);
+}
+
 TEST(Memory, PipelineStagesHoldWhatTheirScheduleKeepsInFlight) {
   const ModelCard m = gpt(4096, 32, 32);
   const Cluster c8 = cluster();
