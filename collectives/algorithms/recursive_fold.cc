@@ -45,9 +45,11 @@ void ReceiveReduce::finish() {
 
 void exchangeReduce(Context& ctx, const void* send, std::size_t sendBytes, void* dst, const void* mine, std::size_t count,
                     DataType dtype, ReduceOp op, void* incoming, int peer) {
-  ReceiveReduce in(ctx, dst, mine, count, dtype, op, incoming, peer);
+  // The send first, as the ring posts its sends before its receives: the peer's data is on its
+  // way before this rank starts waiting for its own.
   Request out{};
   if (sendBytes > 0) out = ctx.transport().isend(send, sendBytes, peer);
+  ReceiveReduce in(ctx, dst, mine, count, dtype, op, incoming, peer);
   in.finish();
   if (sendBytes > 0) ctx.transport().wait(out);
 }
