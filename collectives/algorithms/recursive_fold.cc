@@ -4,8 +4,8 @@ namespace cclab {
 
 void exchange(Transport& transport, const void* send, std::size_t sendBytes, void* recv, std::size_t recvBytes, int peer) {
   Request in{}, out{};
+  if (sendBytes > 0) out = transport.isend(send, sendBytes, peer);  // the send first, as in exchangeReduce
   if (recvBytes > 0) in = transport.irecv(recv, recvBytes, peer);
-  if (sendBytes > 0) out = transport.isend(send, sendBytes, peer);
   if (recvBytes > 0) transport.wait(in);
   if (sendBytes > 0) transport.wait(out);
 }
