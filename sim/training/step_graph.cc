@@ -166,8 +166,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   const double logitsGradientBytes = c.execution == Execution::Eager ? 4 * logits : 0.0;
   // T5's position biases: built by the first layer's forward, alive until its backward (the
   // gradient of one of them from the last layer's backward on). An encoder-decoder is one stage.
-  const double biasBytes = shaped ? positionBiasBytes(model, c) : 0.0;
-  const double biasGradientBytes = shaped ? positionBiasGradientBytes(model, c) : 0.0;
+  const double biasBytes = positionBiasBytes(model, c);  // 0 without relative biases (and for a given model)
+  const double biasGradientBytes = positionBiasGradientBytes(model, c);
   for (int s = 0; s < p; ++s) {
     StageBuilder stage(g, s);
     make.startStage();
