@@ -131,14 +131,18 @@ double attentionGradientBytes(const ModelCard& model, const TrainConfig& c) {
   return 2 * softmaxBytes * scoreCount(model, c);
 }
 
+double positionBiasValueBytes(const TrainConfig& c) {
+  return c.execution == Execution::Eager ? 4.0 : activationValueBytes(c.precision);
+}
+
 double positionBiasBytes(const ModelCard& model, const TrainConfig& c) {
   if (model.relativeBuckets <= 0) return 0.0;
   const int biases = model.crossAttentionLayers > 0 ? 3 : 1;  // encoder, decoder, cross-attention
-  return biases * activationValueBytes(c.precision) * scoreCount(model, c);
+  return biases * positionBiasValueBytes(c) * scoreCount(model, c);
 }
 
 double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& c) {
-  return model.relativeBuckets > 0 ? activationValueBytes(c.precision) * scoreCount(model, c) : 0.0;
+  return model.relativeBuckets > 0 ? positionBiasValueBytes(c) * scoreCount(model, c) : 0.0;
 }
 
 double layerOutputBytes(const ModelCard& model, const TrainConfig& c) {

@@ -60,14 +60,22 @@ double savedScoreBytes(const ModelCard& model, const TrainConfig& config);
 // model's code upcasts, else v bytes), over one micro-batch's scores on one tensor rank. 0 with a
 // fused attention kernel or fused execution (Megatron's fused softmax backward works in place).
 double attentionGradientBytes(const ModelCard& model, const TrainConfig& config);
+// The bytes of one value of T5's position biases: Hugging Face builds the mask they are added to
+// in the stack's parameter type (`ModuleUtilsMixin.dtype`). PyTorch's mixed precision keeps the
+// modules' parameters in fp32 (autocast casts per operator; FSDP's MixedPrecision casts a unit's
+// shard only while that unit runs, and the stack reads its first block's fp32 shard), so eager
+// mixed-precision code builds fp32 biases: the 16-bit learned bias plus the fp32 mask promotes.
+// Code whose modules hold 16-bit parameters (fused, Megatron-style) builds them in the activations'.
+double positionBiasValueBytes(const TrainConfig& config);
 // T5's position biases as Hugging Face's code builds them: the learned relative bias of each stack
-// plus the padding (decoder: causal) mask, materialised at b x heads x s x s in the activations'
-// type by the stack's first layer and passed to every layer, so alive from a micro-batch's first
-// forward to its last backward; the decoder's cross-attention gets one more (zeros plus the
-// encoder's mask). 0 for a model without relative position biases.
+// plus the padding (decoder: causal) mask, materialised at b x heads x s x s by the stack's first
+// layer and passed to every layer, so alive from a micro-batch's first forward to its last
+// backward; the decoder's cross-attention gets one more (zeros plus the encoder's mask). 0 for a
+// model without relative position biases.
 double positionBiasBytes(const ModelCard& model, const TrainConfig& config);
-// The gradient of one of those biases, accumulated over its stack's layers during the backward
-// (the cross-attention's has none: nothing it is built from is learned).
+// The gradient of one of those biases, in the biases' type, accumulated over its stack's layers
+// during the backward (the cross-attention's has none: nothing it is built from is learned, and
+// with the non-reentrant checkpoint its zeros never require a gradient).
 double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& config);
 // One micro-batch's b x s x h activations between layers (0 for a model given by its FLOPs): what
 // a tensor-parallel all-reduce and a pipeline send carry (the send split across tensor ranks).

@@ -201,20 +201,23 @@ TEST(Memory, EagerAttentionAndT5PositionBiases) {
   // Fused execution: Korthikanti's 16-bit softmax, mask and dropout output (5 bytes a score).
   EXPECT_DOUBLE_EQ(savedScoreBytes(t5, c), 5);
   EXPECT_DOUBLE_EQ(attentionGradientBytes(t5, c), 0);
+  EXPECT_DOUBLE_EQ(positionBiasBytes(t5, c), 3 * 2 * scores);  // 16-bit modules: the biases in bf16
+  EXPECT_DOUBLE_EQ(positionBiasGradientBytes(t5, c), 2 * scores);
   c.execution = Execution::Eager;
   EXPECT_DOUBLE_EQ(savedScoreBytes(t5, c), 4 + 1 + 2);   // fp32 softmax output, dropout mask and output
   EXPECT_DOUBLE_EQ(savedScoreBytes(gpt2, c), 2 + 1 + 2);  // softmax in bf16
   EXPECT_DOUBLE_EQ(savedScoreBytes(llama, c), 4 + 2);     // no dropout: the bf16 copy the AV GEMM reads
   EXPECT_DOUBLE_EQ(attentionGradientBytes(t5, c), 2 * 4 * scores);  // the softmax's fp32 gradients in and out
-  EXPECT_DOUBLE_EQ(positionBiasBytes(t5, c), 3 * 2 * scores);         // encoder, decoder, cross-attention
-  EXPECT_DOUBLE_EQ(positionBiasGradientBytes(t5, c), 2 * scores);
+  // PyTorch's mixed precision keeps the parameters, so the mask and the biases, in fp32.
+  EXPECT_DOUBLE_EQ(positionBiasBytes(t5, c), 3 * 4 * scores);  // encoder, decoder, cross-attention
+  EXPECT_DOUBLE_EQ(positionBiasGradientBytes(t5, c), 4 * scores);
   EXPECT_DOUBLE_EQ(positionBiasBytes(gpt2, c), 0);
   c.precision = Precision::Fp32;  // nothing to upcast: the fused figure, in fp32
   EXPECT_DOUBLE_EQ(savedScoreBytes(t5, c), 2 * 4 + 1);
   c.precision = Precision::Mixed;
   c.flashAttention = true;  // a fused kernel: no scores, but T5's biases are still built
   EXPECT_DOUBLE_EQ(attentionGradientBytes(t5, c), 0);
-  EXPECT_DOUBLE_EQ(positionBiasBytes(t5, c), 3 * 2 * scores);
+  EXPECT_DOUBLE_EQ(positionBiasBytes(t5, c), 3 * 4 * scores);
 
   // In the timeline's peak: T5-11B under FULL_SHARD with full recompute on 512 A100s (the FSDP
   // paper's Fig. 8c run), batch 8 a GPU. The biases and one gradient are alive at the peak (the
