@@ -83,8 +83,15 @@ MemoryBreakdown modelStates(double shard, const TrainConfig& c, const Cluster& c
   return m;
 }
 
+namespace {
+// One micro-batch's b x heads x s x s scores of one attention block, on one tensor rank.
+double scoreCount(const ModelCard& model, const TrainConfig& c) {
+  return static_cast<double>(c.microBatch) * model.heads / c.tp * c.seq * c.seq;
+}
+}  // namespace
+
 double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
-  const double s = c.seq, b = c.microBatch, h = model.hidden, t = c.tp, a = model.heads;
+  const double s = c.seq, b = c.microBatch, h = model.hidden, t = c.tp;
   const double kv = static_cast<double>(model.kvHeads) * model.headDim(), width = model.attentionWidth();
   const double i = model.intermediate;
   const bool dropout = model.dropout;
@@ -99,8 +106,9 @@ double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
   //   4sbh, attention and MLP inputs 2sbh each, dropout masks sbh each;
   //   split across tensor ranks: Q 2sbh, K and V 2sb(kv), attention output 2sbh, MLP hidden
   //   values 2 x 2sbi (gated: 4 x 2sbi);
-  //   attention scores 5as^2b (softmax 2, dropout mask 1, dropout output 2), split, and gone with
-  //   selective recompute or a fused (flash) attention kernel.
+  //   attention scores 5as^2b (softmax 2, dropout mask 1, dropout output 2; savedScoreBytes, which
+  //   eager code with an fp32 softmax raises to 7), split, and gone with selective recompute or a
+  //   fused (flash) attention kernel.
   // Q and the attention output are `width` wide (the hidden size unless the config sets the head
   // dimension apart). A cross-attention (an encoder-decoder's decoder layers) keeps the same again
   // for its block: its norm's input, its input, its dropout mask, Q K V, output and scores.
@@ -108,8 +116,8 @@ double activationBytesPerLayer(const ModelCard& model, const TrainConfig& c) {
   const double replicated = sb * ((1 + cross) * attentionReplicated + v * h + v * h + (dropout ? h : 0));
   const double split = sb * ((1 + cross) * v * (width + 2 * kv + width) + (model.gatedMlp ? 4 : 2) * v * i);
   const bool scoresStored = c.recompute == Recompute::None && !c.flashAttention;
-  const double scores = scoresStored ? (1 + cross) * savedScoreBytes(model, c) * a * s * s * b : 0.0;
-  return replicated / (c.sequenceParallel ? t : 1) + split / t + scores / t;
+  const double scores = scoresStored ? (1 + cross) * savedScoreBytes(model, c) * scoreCount(model, c) : 0.0;
+  return replicated / (c.sequenceParallel ? t : 1) + split / t + scores;
 }
 
 double savedScoreBytes(const ModelCard& model, const TrainConfig& c) {
@@ -117,13 +125,6 @@ double savedScoreBytes(const ModelCard& model, const TrainConfig& c) {
   if (c.execution == Execution::Eager && model.softmaxInFp32 && v < 4) return 4 + v + (model.dropout ? 1 : 0);
   return model.dropout ? 2 * v + 1 : v;
 }
-
-namespace {
-// One micro-batch's b x heads x s x s scores of one attention block, on one tensor rank.
-double scoreCount(const ModelCard& model, const TrainConfig& c) {
-  return static_cast<double>(c.microBatch) * model.heads / c.tp * c.seq * c.seq;
-}
-}  // namespace
 
 double attentionGradientBytes(const ModelCard& model, const TrainConfig& c) {
   if (model.architecture == Architecture::Given || c.flashAttention || c.execution != Execution::Eager) return 0.0;
