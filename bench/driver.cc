@@ -20,6 +20,7 @@
 #include "bench/system_info.h"
 #include "bench/test_hooks.h"
 #include "bench/timing.h"
+#include "bench/tuner.h"
 #include "bench/watchdog.h"
 #include "results/results.h"
 #include "results/results_writer.h"
@@ -143,6 +144,8 @@ class Driver {
 
  private:
   void checkHostMemory() const;
+  // Each buffer's bytes: the largest message's, and with --off-cache that much more to move through.
+  std::size_t bufferBytes() const { return std::max<std::size_t>(options_.sweep.maxBytes, 1) + offCacheBytes_; }
   Buffers& buffersFor(Backend& backend, int local);
   // Each local rank's arguments of one call at the base of its buffers (and its checker: `checked`).
   std::vector<LocalCall> localCalls(Backend& backend, Collective collective, DataType dtype, std::optional<ReduceOp> op, int root,
@@ -212,6 +215,7 @@ class Driver {
   std::vector<std::unique_ptr<Backend>> backends_;
   std::map<Device*, std::unique_ptr<Buffers>> buffers_;
   std::vector<std::size_t> sizes_;
+  std::size_t offCacheBytes_ = 0;  // --off-cache, resolved (auto: twice the description's last cache)
   std::optional<results::ResultsWriter> writer_;  // process 0, with -J or --csv
   bool writing_ = false;                          // -J or --csv (every process knows)
   std::string writeError_;
@@ -229,6 +233,12 @@ Driver::Driver(const Options& options)
   mpiVersion_ = mpiLibraryVersion();
   run_ = results::startRun("ccbench", version(), gitCommit(), options.command);
   sizes_ = sweepSizes(options);
+  offCacheBytes_ = options.offCacheBytes;
+  if (options.offCacheAuto) {
+    const LastCache cache = describedLastCache(options.cluster, sim::DeviceIdentity{local_.cpuModel, local_.cpuCores, local_.cpuFamily});
+    if (cache.bytes == 0) throw InputError("--off-cache auto: no description of this machine gives its cache sizes (intra_node.caches): give a size");
+    offCacheBytes_ = 2 * cache.bytes;
+  }
   checkHostMemory();
   backends_ = makeBackends(options, mpiVersion_);
   // A hang inside a library call: let it give up before the watchdog ends the process.
@@ -253,7 +263,7 @@ Driver::Driver(const Options& options)
     }
   }
   checkForRanks(options, size_);
-  for (auto& backend : backends_) backend->checkMemory(std::max<std::size_t>(options.sweep.maxBytes, 1));
+  for (auto& backend : backends_) backend->checkMemory(bufferBytes());
   // The header lines and results file describe the GPUs where a backend runs on them, otherwise the
   // CPU cores the ranks run on.
   const auto gpu = std::find_if(backends_.begin(), backends_.end(), [](const auto& b) { return b->onGpu(); });
@@ -276,7 +286,7 @@ void Driver::checkHostMemory() const {
                                        [&](const std::string& b) { return b == "mpi" || (b == "cclab" && options_.device == "cpu"); });
   if (!hostBackend) return;
   const bool cclab = options_.device == "cpu" && std::find(options_.backends.begin(), options_.backends.end(), "cclab") != options_.backends.end();
-  const double perRank = static_cast<double>(options_.sweep.maxBytes) * (cclab ? 3 : 2);
+  const double perRank = static_cast<double>(bufferBytes()) * 2 + (cclab ? static_cast<double>(options_.sweep.maxBytes) : 0.0);
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int localRanks = 1;
@@ -286,8 +296,8 @@ void Driver::checkHostMemory() const {
   int tooBig = needed > 0.9 * static_cast<double>(local_.availableMemoryBytes) && local_.availableMemoryBytes > 0;
   MPI_Allreduce(MPI_IN_PLACE, &tooBig, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (tooBig) {
-    throw InputError(fmt::format("-e {} does not fit in memory: it needs {} per rank x {} ranks on a node, but {} is available",
-                                 describeBytes(options_.sweep.maxBytes), describeBytes(static_cast<std::size_t>(perRank)), localRanks,
+    throw InputError(fmt::format("-e {}{} does not fit in memory: it needs {} per rank x {} ranks on a node, but {} is available",
+                                 describeBytes(options_.sweep.maxBytes), offCacheBytes_ > 0 ? fmt::format(" with --off-cache {}", describeBytes(offCacheBytes_)) : "", describeBytes(static_cast<std::size_t>(perRank)), localRanks,
                                  describeBytes(local_.availableMemoryBytes)));
   }
 }
@@ -295,7 +305,7 @@ void Driver::checkHostMemory() const {
 Buffers& Driver::buffersFor(Backend& backend, int local) {
   Device& device = backend.device(local);
   auto& slot = buffers_[&device];
-  if (!slot) slot = std::make_unique<Buffers>(device, std::max<std::size_t>(options_.sweep.maxBytes, 1), !backend.onGpu());
+  if (!slot) slot = std::make_unique<Buffers>(device, bufferBytes(), !backend.onGpu());
   return *slot;
 }
 
@@ -367,19 +377,17 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   std::vector<LocalCall> calls = localCalls(backend, collective, dtype, op, root, count, inPlace, true);
   // The arguments of iteration `iteration`. GPU backends move through the buffers as nccl-tests
   // does (each iteration the next span of the largest-size buffers), so caches do not flatter
-  // repeated small messages; checks (iteration -1) use the base.
+  // repeated small messages; with --off-cache every backend does, through buffers that much
+  // larger, a cache line at least apart (IMB's -off_cache); checks (iteration -1) use the base.
   std::vector<CollectiveArgs> args(static_cast<std::size_t>(locals));
   auto argsAt = [&](int iteration) -> std::span<const CollectiveArgs> {
     for (int i = 0; i < locals; ++i) {
       const LocalCall& c = calls[static_cast<std::size_t>(i)];
       CollectiveArgs& a = args[static_cast<std::size_t>(i)];
       a = c.args;
-      if (backend.onGpu() && iteration >= 0) {
-        const std::size_t steps = std::max<std::size_t>(options_.sweep.maxBytes / c.spanBytes, 1);
-        const std::size_t shift = c.spanBytes * (static_cast<std::size_t>(iteration) % steps);
-        a.send = static_cast<const char*>(a.send) + shift;
-        a.recv = static_cast<char*>(a.recv) + shift;
-      }
+      const std::size_t shift = iterationOffset(c.spanBytes, bufferBytes(), offCacheBytes_, backend.onGpu(), iteration);
+      a.send = static_cast<const char*>(a.send) + shift;
+      a.recv = static_cast<char*>(a.recv) + shift;
     }
     return args;
   };
@@ -624,6 +632,7 @@ results::RunInfo Driver::runInfo() {
                 {"algo", options_.algo},
                 {"device", options_.device},
                 {"chunk_bytes", options_.chunkBytes},
+                {"off_cache_bytes", offCacheBytes_},
                 {"gpus_per_process", options_.gpusPerProcess},
                 {"graph_launches", options_.graphLaunches},
                 {"per_iter_timing", options_.perIterTiming}};

@@ -3,7 +3,8 @@
 
 #include "bench/timing.h"
 
-// --min_time's loop length, apart from the timing strategies so it is tested without MPI.
+// --min_time's loop length and where each call's buffers start, apart from the timing strategies
+// so they are tested without MPI.
 namespace cclab::bench {
 
 int timedIterations(const LoopSettings& loop, double warmupSecondsPerCollective) {
@@ -20,6 +21,15 @@ int longerLoop(const LoopSettings& loop, int iterations, double slowestSeconds) 
   if (!(slowestSeconds > 0)) return static_cast<int>(most);  // no clock tick: ten times as many
   const double wanted = std::ceil(iterations * 1.25 * loop.minTimeS / slowestSeconds);
   return static_cast<int>(std::min(wanted, most));
+}
+
+std::size_t iterationOffset(std::size_t spanBytes, std::size_t bufferBytes, std::size_t offCache, bool onGpu, int iteration) {
+  if ((!onGpu && offCache == 0) || iteration < 0) return 0;
+  constexpr std::size_t kCacheLine = 64;
+  const std::size_t span = std::max<std::size_t>(spanBytes, 1);
+  const std::size_t stride = offCache > 0 ? (span + kCacheLine - 1) / kCacheLine * kCacheLine : span;
+  const std::size_t steps = std::max<std::size_t>(bufferBytes / stride, 1);
+  return stride * (static_cast<std::size_t>(iteration) % steps);
 }
 
 }  // namespace cclab::bench

@@ -128,6 +128,12 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
                  "(shared), or in private memory they read with process_vm_readv, as a caller's own buffers are (private); both "
                  "backends measure on the same buffers")
       ->capture_default_str();
+  std::string offCache;
+  app.add_option("--off-cache", offCache,
+                 "keep each timed call's data out of the caches the call before filled, as IMB's -off_cache does: the calls "
+                 "of a size move through buffers this much larger than the largest message (K/M/G; twice the last-level "
+                 "cache is enough), both backends alike; auto: twice the last cache level of this machine's description; "
+                 "0: off (the default: every call on the CPU reuses one buffer, as nccl-tests does)");
   app.add_option("--chunk", chunk, fmt::format("cclab pipeline chunk size (default {}; {} with --device cuda)", describeBytes(kDefaultChunkBytes),
                                                describeBytes(kDefaultCudaChunkBytes)));
   app.add_option("-t,--nthreads", threads, "threads per process (1: ranks are processes, started by mpirun/srun)")->capture_default_str();
@@ -189,6 +195,10 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
     if (!uses("cclab") || o.device != "cpu") throw InputError("--host-buffers: it sets cclab's buffers on the CPU: use --backend cclab without --device cuda");
     if (hostBuffers != "shared" && hostBuffers != "private") throw InputError(fmt::format("--host-buffers must be shared or private (got '{}')", hostBuffers));
     o.sharedHostBuffers = hostBuffers == "shared";
+  }
+  if (app.count("--off-cache") > 0) {
+    if (offCache == "auto") o.offCacheAuto = true;
+    else o.offCacheBytes = parseSize(offCache, "--off-cache");
   }
   // On a GPU every chunk costs a stream synchronisation and a control message round trip: larger
   // chunks by default there.

@@ -56,6 +56,12 @@ struct Options {
   // memory the other processes map (true, the default: cclab's single copies run at memcpy's rate),
   // or private heap memory they read with process_vm_readv (as a caller's own buffers are).
   bool sharedHostBuffers = true;
+  // --off-cache: each timed call of a size uses the next span of buffers this much larger than the
+  // largest message, so no call reads what the one before left in a cache (IMB's -off_cache). 0:
+  // off (CPU: every call on the same buffers; GPUs move through the largest size's buffers as
+  // nccl-tests does). "auto": twice the last cache level of this machine's description.
+  std::size_t offCacheBytes = 0;
+  bool offCacheAuto = false;  // --off-cache auto: the driver reads the description (describedLastCache)
   Sweep sweep;  // -b -e -i -f
   int iters = 20;
   double minTimeS = 0;  // --min_time: time at least this long a loop, with more iterations than -n where needed

@@ -6,6 +6,7 @@
 // GPU strategy (gpu/gpu_backends.cc) adds nccl-tests's sync collective, CUDA events per iteration,
 // CUDA graphs and grouped launches.
 
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -41,6 +42,14 @@ int timedIterations(const LoopSettings& loop, double warmupSecondsPerCollective)
 // this loop measured, with a quarter to spare, and at most 10 times as long (Google Benchmark
 // grows its loops so).
 int longerLoop(const LoopSettings& loop, int iterations, double slowestSeconds);
+
+// Where call `iteration` of a timed loop starts in its buffers, as an offset from their base: the
+// same place every call on the CPU (0); on GPUs the next span of the largest size's buffers, as
+// nccl-tests moves (`stride` = the call's span); with --off-cache (`offCache` > 0) on any device
+// the next span rounded up to a cache line, through buffers of `bufferBytes` (the largest
+// message's and offCache more), so no call reads lines the call before left in a cache (IMB's
+// -off_cache). The span at the offset always ends inside the buffers.
+std::size_t iterationOffset(std::size_t spanBytes, std::size_t bufferBytes, std::size_t offCache, bool onGpu, int iteration);
 
 struct LoopTimes {
   int iterations = 0;                // timed iterations (timedIterations, longerLoop)

@@ -81,6 +81,16 @@ CopyPiece describedCopyPiece(const std::string& clusterOption, const sim::Device
   return {static_cast<std::size_t>(bytes), machine.cluster.name};
 }
 
+LastCache describedLastCache(const std::string& clusterOption, const sim::DeviceIdentity& device) {
+  // The description's own sizes, not a calibration's: a fit takes the capacity its rows behave as.
+  const std::string preset = clusterOption.empty() ? sim::presetForDevice(device) : clusterOption;
+  if (preset.empty()) return {};
+  const sim::Cluster machine = sim::loadCluster(preset);
+  double bytes = 0;
+  for (const sim::CacheLevel& level : machine.intra.caches) bytes = std::max(bytes, level.bytes);
+  return {static_cast<std::size_t>(bytes), bytes > 0 ? machine.name : std::string()};
+}
+
 SimulatorChooser::SimulatorChooser(const sim::Cluster& cluster, int ranks, int ranksPerHost, int ranksPerDevice)
     : cluster_(reshaped(cluster, ranks, ranksPerHost)),
       predictor_(cluster_),

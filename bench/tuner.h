@@ -52,6 +52,14 @@ struct CopyPiece {
 };
 CopyPiece describedCopyPiece(const std::string& clusterOption, const sim::DeviceIdentity& device);
 
+// The largest cache level of this machine's description (its intra_node.caches, the same
+// description as above), 0 where it describes none, and its name: `ccbench --off-cache auto`.
+struct LastCache {
+  std::size_t bytes = 0;
+  std::string describedBy;
+};
+LastCache describedLastCache(const std::string& clusterOption, const sim::DeviceIdentity& device);
+
 class SimulatorChooser final : public AlgorithmChooser {
  public:
   // `ranks` in all, `ranksPerHost` on each host (hosts are the simulator's nodes), at most

@@ -18,7 +18,10 @@
 # ROUNDS=5 sweeps everything five times over, round after round, into <algo>_np<ranks>-r<i>.json
 # beside the first round's files: ccsim reads a size measured in several launches as its fastest
 # launch (--launches median for their median), so a launch that fell in one of the host's slow
-# spells does not move the fit); FIRST_ROUND=k starts at round k, to add rounds to a sweep)
+# spells does not move the fit); FIRST_ROUND=k starts at round k, to add rounds to a sweep;
+# OFF_CACHE=<size>|auto runs every size with `ccbench --off-cache` (no call reads what the call
+# before left in a cache) into algorithms[-shm]-off-cache/, whose fit stays in that folder
+# (calibrated.json) rather than replacing the calibration --algo auto tunes on)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}
@@ -29,6 +32,8 @@ transport=${TRANSPORT:-mpi}
 out="results/measured/$machine/algorithms"
 suffix=""
 [ "$transport" = mpi ] || { out="$out-$transport"; suffix="-$transport"; }
+offCache=()
+[ -z "${OFF_CACHE:-}" ] || { out="$out-off-cache"; offCache=(--off-cache "$OFF_CACHE"); }
 mkdir -p "$out" models/calibrations
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 source scripts/algorithm_families.sh
@@ -42,7 +47,7 @@ for round in $(seq "${FIRST_ROUND:-1}" "${ROUNDS:-1}"); do
       echo "== $algo, $ranks ranks, round $round"
       mpirun -np "$ranks" --oversubscribe --bind-to core:overload-allowed --map-by core \
         "$ccbench" "${family_collectives[$algo]}" --backend mpi,cclab --algo "$algo" --ranks-per-node "$perNode" \
-        --transport "$transport" -b 8 -e "$max" -f 4 -n 20 -w 3 --min_time 0.005 -J "$out/${algo}_np$ranks$tag.json" > "$out/${algo}_np$ranks$tag.txt"
+        --transport "$transport" "${offCache[@]}" -b 8 -e "$max" -f 4 -n 20 -w 3 --min_time 0.005 -J "$out/${algo}_np$ranks$tag.json" > "$out/${algo}_np$ranks$tag.txt"
     done
   done
 done
@@ -52,8 +57,10 @@ fit=("$out"/*_np[24].json "$out"/*_np[24]-r*.json)
 check=("$out"/*_np[35].json "$out"/*_np[35]-r*.json)
 "$ccsim" calibrate --ranks 2,4 "${fit[@]}" -o "$out/calibrated.json" > "$out/calibrate.txt"
 preset=$(sed -n "s/.* on cluster '\([^']*\)'.*/\1/p" "$out/calibrate.txt" | head -1)
-mv "$out/calibrated.json" "models/calibrations/$preset$suffix.json"
-sed -i "s|# wrote .*|# wrote models/calibrations/$preset$suffix.json|" "$out/calibrate.txt"
-"$ccsim" validate --cluster "models/calibrations/$preset$suffix.json" --ranks 3,5 "${check[@]}" \
+calibration="models/calibrations/$preset$suffix.json"
+[ -z "${OFF_CACHE:-}" ] || calibration="$out/calibrated.json"
+[ "$out/calibrated.json" = "$calibration" ] || mv "$out/calibrated.json" "$calibration"
+sed -i "s|# wrote .*|# wrote $calibration|" "$out/calibrate.txt"
+"$ccsim" validate --cluster "$calibration" --ranks 3,5 "${check[@]}" \
   --json "$out/validate.json" > "$out/validate.txt"
 tail -8 "$out/validate.txt"

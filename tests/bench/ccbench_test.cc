@@ -232,6 +232,8 @@ TEST_F(Ccbench, BadInputExitsTwoWithOneLine) {
       {"all_reduce --backend cclab --host-copy-piece big", "--host-copy-piece 'big' is not a size"},
       {"all_reduce --backend mpi --host-buffers private", "--host-buffers: it sets cclab's buffers on the CPU"},
       {"all_reduce --backend cclab --host-buffers pinned", "--host-buffers must be shared or private (got 'pinned')"},
+      {"all_reduce --off-cache lots", "--off-cache 'lots' is not a size"},
+      {"all_reduce --backend cclab -e 1G --off-cache 4000G", "with --off-cache 3.9 TiB does not fit in memory"},
       {"", "missing the collective"},
   };
   for (const auto& [args, message] : cases) {
@@ -312,6 +314,31 @@ TEST_F(Ccbench, SharedAndPrivateBuffersAreExactAndRecorded) {
       for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0) << collective << flag << " " << row.backend;
     }
   }
+}
+
+// --off-cache: both backends move through buffers that much larger, exact as ever; the results say
+// how much (auto: twice the last cache level of this machine's description).
+TEST_F(Ccbench, OffCacheIsExactAndRecorded) {
+  const std::string json = (dir_ / "off-cache.json").string();
+  const Outcome sized = ccbench(3, "all_reduce,broadcast,alltoall --backend mpi,cclab --off-cache 1M -b 8 -e 256K -f 16 -n 3 -w 1 -c 1 -J " + json);
+  ASSERT_EQ(sized.exitCode, 0) << sized.err;
+  const results::Import file = results::readResults(json);
+  EXPECT_EQ(file.file.run.config.at("off_cache_bytes"), 1 << 20);
+  ASSERT_EQ(file.file.rows.size(), 3u * 2 * 2 * 4);  // 3 collectives, 2 backends, in and out of place, 4 sizes
+  for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0) << name(row.collective) << " " << row.backend;
+  const Outcome automatic = ccbench(2, "all_reduce --backend cclab --off-cache auto -b 1K -e 1K -n 2 -w 0 -J " + json);
+  const results::RunInfo& machine = file.file.run;
+  const bench::LastCache cache = bench::describedLastCache("", {machine.cpuModel, machine.cpuCores, machine.cpuFamily});
+  if (cache.bytes > 0) {  // the 2-core VMs CI runs on are described with their caches
+    ASSERT_EQ(automatic.exitCode, 0) << automatic.err;
+    EXPECT_EQ(results::readResults(json).file.run.config.at("off_cache_bytes"), 2 * cache.bytes);
+  } else {
+    EXPECT_EQ(automatic.exitCode, 2);
+    EXPECT_NE(automatic.err.find("--off-cache auto: no description of this machine gives its cache sizes"), std::string::npos) << automatic.err;
+  }
+  const Outcome plain = ccbench(2, "all_reduce --backend cclab -b 1K -e 1K -n 1 -w 0 -J " + json);
+  ASSERT_EQ(plain.exitCode, 0) << plain.err;
+  EXPECT_EQ(results::readResults(json).file.run.config.at("off_cache_bytes"), 0);
 }
 
 TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {

@@ -171,5 +171,34 @@ TEST(LoopLength, AShortLoopIsMeasuredAgainAtTheRateItMeasured) {
   EXPECT_EQ(longerLoop(loop, kMaxTimedIterations, 1e-3), 0);        // at the cap: done
 }
 
+// Where each call of a loop starts: on the CPU the same place, on GPUs nccl-tests's next span of
+// the largest size's buffers, and with --off-cache the next cache-line-aligned span of buffers that
+// much larger, every span inside them, as many apart as fit before it wraps.
+TEST(LoopLength, OffCacheMovesEachCallToLinesTheCallBeforeDidNotTouch) {
+  const std::size_t MiB = 1 << 20;
+  EXPECT_EQ(iterationOffset(1000, 16 * MiB, 0, false, 7), 0u);     // CPU: one buffer for every call
+  EXPECT_EQ(iterationOffset(1000, 16 * MiB, 0, true, 7), 7000u);   // GPU: nccl-tests's shift by the span
+  EXPECT_EQ(iterationOffset(16 * MiB, 16 * MiB, 0, true, 7), 0u);  // the largest size: one span
+  EXPECT_EQ(iterationOffset(1000, 16 * MiB, 4 * MiB, false, -1), 0u);  // the checks: the base
+  // --off-cache: a cache line at least apart, so no two calls in a row share a line.
+  EXPECT_EQ(iterationOffset(1000, 16 * MiB, 4 * MiB, false, 1), 1024u);
+  EXPECT_EQ(iterationOffset(8, 16 * MiB, 4 * MiB, false, 3), 192u);
+  // The largest size moves too, through the extra bytes: 16 MiB + 48 MiB holds 4 spans, then wraps.
+  const std::size_t buffer = 16 * MiB + 48 * MiB;
+  EXPECT_EQ(iterationOffset(16 * MiB, buffer, 48 * MiB, false, 1), 16 * MiB);
+  EXPECT_EQ(iterationOffset(16 * MiB, buffer, 48 * MiB, false, 3), 48 * MiB);
+  EXPECT_EQ(iterationOffset(16 * MiB, buffer, 48 * MiB, false, 4), 0u);
+  for (std::size_t span : {std::size_t{1}, std::size_t{4100}, 3 * MiB + 12, 16 * MiB}) {
+    for (int i = 0; i < 200; ++i) {
+      const std::size_t at = iterationOffset(span, buffer, 48 * MiB, false, i);
+      EXPECT_LE(at + span, buffer) << span << " " << i;
+      EXPECT_EQ(at % 64, 0u);
+      if (i > 0 && at != 0) {
+        EXPECT_GE(at - iterationOffset(span, buffer, 48 * MiB, false, i - 1), span);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cclab::bench
