@@ -23,13 +23,20 @@ int longerLoop(const LoopSettings& loop, int iterations, double slowestSeconds) 
   return static_cast<int>(std::min(wanted, most));
 }
 
+namespace {
+constexpr std::size_t kCacheLine = 64;
+std::size_t offCacheStride(std::size_t spanBytes) { return (std::max<std::size_t>(spanBytes, 1) + kCacheLine - 1) / kCacheLine * kCacheLine; }
+}  // namespace
+
+std::size_t offCacheSpans(std::size_t spanBytes, std::size_t bufferBytes) {
+  return std::max<std::size_t>(bufferBytes / offCacheStride(spanBytes), 1);
+}
+
 std::size_t iterationOffset(std::size_t spanBytes, std::size_t bufferBytes, std::size_t offCache, bool onGpu, int iteration) {
   if ((!onGpu && offCache == 0) || iteration < 0) return 0;
-  constexpr std::size_t kCacheLine = 64;
-  const std::size_t span = std::max<std::size_t>(spanBytes, 1);
-  const std::size_t stride = offCache > 0 ? (span + kCacheLine - 1) / kCacheLine * kCacheLine : span;
-  const std::size_t steps = std::max<std::size_t>(bufferBytes / stride, 1);
-  return stride * (static_cast<std::size_t>(iteration) % steps);
+  if (offCache > 0) return offCacheStride(spanBytes) * (static_cast<std::size_t>(iteration) % offCacheSpans(spanBytes, bufferBytes));
+  const std::size_t span = std::max<std::size_t>(spanBytes, 1);  // nccl-tests's shift on GPUs
+  return span * (static_cast<std::size_t>(iteration) % std::max<std::size_t>(bufferBytes / span, 1));
 }
 
 }  // namespace cclab::bench

@@ -50,6 +50,8 @@ int longerLoop(const LoopSettings& loop, int iterations, double slowestSeconds);
 // message's and offCache more), so no call reads lines the call before left in a cache (IMB's
 // -off_cache). The span at the offset always ends inside the buffers.
 std::size_t iterationOffset(std::size_t spanBytes, std::size_t bufferBytes, std::size_t offCache, bool onGpu, int iteration);
+// With --off-cache, the spans a loop moves through before it starts again at the base.
+std::size_t offCacheSpans(std::size_t spanBytes, std::size_t bufferBytes);
 
 struct LoopTimes {
   int iterations = 0;                // timed iterations (timedIterations, longerLoop)

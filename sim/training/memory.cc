@@ -176,8 +176,11 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     const double layersPerChunk = static_cast<double>(layersOf(0)) / c.vpp;
     const double v = activationValueBytes(c.precision);
     const double embeddingOutput = (v + 1) * sb * h / (c.sequenceParallel ? c.tp : 1);  // values + dropout mask
+    // T5's position biases live from the first layer's forward to the last one's backward, in every
+    // micro-batch in flight; the gradient accumulated into one of them during a backward, once.
     const double firstStage =
-        m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp + positionBiasBytes(model, c));
+        m.inFlightChunks * (layersPerChunk * m.activationsPerLayerBytes + embeddingOutput / c.vpp + positionBiasBytes(model, c)) +
+        positionBiasGradientBytes(model, c);
     // Logits b*s*V, split across the tensor ranks (vocabulary-parallel output layer): the values
     // plus an fp32 copy for the softmax and loss. They dominate small models with large vocabularies.
     m.logitsBytes = sb * model.vocab * savedLogitBytes(c.precision) / c.tp;

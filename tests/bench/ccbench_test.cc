@@ -320,11 +320,11 @@ TEST_F(Ccbench, SharedAndPrivateBuffersAreExactAndRecorded) {
 // how much (auto: twice the last cache level of this machine's description).
 TEST_F(Ccbench, OffCacheIsExactAndRecorded) {
   const std::string json = (dir_ / "off-cache.json").string();
-  const Outcome sized = ccbench(3, "all_reduce,broadcast,alltoall --backend mpi,cclab --off-cache 1M -b 8 -e 256K -f 16 -n 3 -w 1 -c 1 -J " + json);
+  const Outcome sized = ccbench(3, "all_reduce,broadcast,alltoall,gather --backend mpi,cclab --off-cache 1M -b 8 -e 256K -f 16 -n 3 -w 1 -c 1 -J " + json);
   ASSERT_EQ(sized.exitCode, 0) << sized.err;
   const results::Import file = results::readResults(json);
   EXPECT_EQ(file.file.run.config.at("off_cache_bytes"), 1 << 20);
-  ASSERT_EQ(file.file.rows.size(), 3u * 2 * 2 * 4);  // 3 collectives, 2 backends, in and out of place, 4 sizes
+  ASSERT_EQ(file.file.rows.size(), 4u * 2 * 2 * 4);  // 4 collectives, 2 backends, in and out of place, 4 sizes
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0) << name(row.collective) << " " << row.backend;
   const Outcome automatic = ccbench(2, "all_reduce --backend cclab --off-cache auto -b 1K -e 1K -n 2 -w 0 -J " + json);
   const results::RunInfo& machine = file.file.run;

@@ -188,6 +188,9 @@ TEST(LoopLength, OffCacheMovesEachCallToLinesTheCallBeforeDidNotTouch) {
   EXPECT_EQ(iterationOffset(16 * MiB, buffer, 48 * MiB, false, 1), 16 * MiB);
   EXPECT_EQ(iterationOffset(16 * MiB, buffer, 48 * MiB, false, 3), 48 * MiB);
   EXPECT_EQ(iterationOffset(16 * MiB, buffer, 48 * MiB, false, 4), 0u);
+  EXPECT_EQ(offCacheSpans(16 * MiB, buffer), 4u);  // the pass --off-cache warms up before a loop
+  EXPECT_EQ(offCacheSpans(1000, MiB), 1024u);      // 1,000 bytes a cache line apart: 1,024 B a span
+  EXPECT_EQ(offCacheSpans(2 * MiB, MiB), 1u);
   for (std::size_t span : {std::size_t{1}, std::size_t{4100}, 3 * MiB + 12, 16 * MiB}) {
     for (int i = 0; i < 200; ++i) {
       const std::size_t at = iterationOffset(span, buffer, 48 * MiB, false, i);
