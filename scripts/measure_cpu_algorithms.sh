@@ -20,8 +20,9 @@
 # launch (--launches median for their median), so a launch that fell in one of the host's slow
 # spells does not move the fit); FIRST_ROUND=k starts at round k, to add rounds to a sweep;
 # OFF_CACHE=<size>|auto runs every size with `ccbench --off-cache` (no call reads what the call
-# before left in a cache) into algorithms[-shm]-off-cache/, whose fit stays in that folder
-# (calibrated.json) rather than replacing the calibration --algo auto tunes on)
+# before left in a cache) into algorithms[-shm]-off-cache/; OUT=<folder> sweeps into that folder;
+# with either the fit stays in the folder (calibrated.json) rather than replacing the calibration
+# --algo auto tunes on)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 machine=${1:?usage: $0 <machine-name> [max-size]}
@@ -34,6 +35,7 @@ suffix=""
 [ "$transport" = mpi ] || { out="$out-$transport"; suffix="-$transport"; }
 offCache=()
 [ -z "${OFF_CACHE:-}" ] || { out="$out-off-cache"; offCache=(--off-cache "$OFF_CACHE"); }
+out=${OUT:-$out}
 mkdir -p "$out" models/calibrations
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 source scripts/algorithm_families.sh
@@ -58,7 +60,7 @@ check=("$out"/*_np[35].json "$out"/*_np[35]-r*.json)
 "$ccsim" calibrate --ranks 2,4 "${fit[@]}" -o "$out/calibrated.json" > "$out/calibrate.txt"
 preset=$(sed -n "s/.* on cluster '\([^']*\)'.*/\1/p" "$out/calibrate.txt" | head -1)
 calibration="models/calibrations/$preset$suffix.json"
-[ -z "${OFF_CACHE:-}" ] || calibration="$out/calibrated.json"
+[ -z "${OFF_CACHE:-}${OUT:-}" ] || calibration="$out/calibrated.json"
 [ "$out/calibrated.json" = "$calibration" ] || mv "$out/calibrated.json" "$calibration"
 sed -i "s|# wrote .*|# wrote $calibration|" "$out/calibrate.txt"
 "$ccsim" validate --cluster "$calibration" --ranks 3,5 "${check[@]}" \
