@@ -220,6 +220,7 @@ class Driver {
   std::map<Device*, std::unique_ptr<Buffers>> buffers_;
   std::vector<std::size_t> sizes_;
   std::size_t offCacheBytes_ = 0;  // --off-cache, resolved (auto: twice the description's last cache)
+  std::string offCacheSource_;     // for the header: where --off-cache auto took its size
   std::optional<results::ResultsWriter> writer_;  // process 0, with -J or --csv
   bool writing_ = false;                          // -J or --csv (every process knows)
   std::string writeError_;
@@ -242,6 +243,7 @@ Driver::Driver(const Options& options)
     const LastCache cache = describedLastCache(options.cluster, sim::DeviceIdentity{local_.cpuModel, local_.cpuCores, local_.cpuFamily});
     if (cache.bytes == 0) throw InputError("--off-cache auto: no description of this machine gives its cache sizes (intra_node.caches): give a size");
     offCacheBytes_ = 2 * cache.bytes;
+    offCacheSource_ = fmt::format("twice {}'s last cache level", cache.describedBy);
   }
   checkHostMemory();
   backends_ = makeBackends(options, mpiVersion_);
@@ -300,9 +302,10 @@ void Driver::checkHostMemory() const {
   int tooBig = needed > 0.9 * static_cast<double>(local_.availableMemoryBytes) && local_.availableMemoryBytes > 0;
   MPI_Allreduce(MPI_IN_PLACE, &tooBig, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (tooBig) {
+    const std::string offCache = offCacheBytes_ > 0 ? fmt::format(" with --off-cache {}", describeBytes(offCacheBytes_)) : "";
     throw InputError(fmt::format("-e {}{} does not fit in memory: it needs {} per rank x {} ranks on a node, but {} is available",
-                                 describeBytes(options_.sweep.maxBytes), offCacheBytes_ > 0 ? fmt::format(" with --off-cache {}", describeBytes(offCacheBytes_)) : "", describeBytes(static_cast<std::size_t>(perRank)), localRanks,
-                                 describeBytes(local_.availableMemoryBytes)));
+                                 describeBytes(options_.sweep.maxBytes), offCache, describeBytes(static_cast<std::size_t>(perRank)),
+                                 localRanks, describeBytes(local_.availableMemoryBytes)));
   }
 }
 
@@ -681,6 +684,10 @@ int Driver::run() {
                   gpu ? options_.gpusPerProcess : 0, options_.sweep.minBytes, options_.sweep.maxBytes,
                   options_.sweep.stepFactor > 1 ? fmt::format("{}(factor)", options_.sweep.stepFactor) : fmt::format("{}(bytes)", options_.sweep.stepBytes),
                   options_.warmupIters, options_.iters, options_.aggIters, options_.checkIters > 0 ? 1 : 0, options_.graphLaunches));
+  if (offCacheBytes_ > 0) {
+    out(fmt::format("# Off cache: the calls of a size move through {} more than the largest message{}\n", describeBytes(offCacheBytes_),
+                    offCacheSource_.empty() ? "" : " (" + offCacheSource_ + ")"));
+  }
   if (options_.blocking > 0) {
     out(fmt::format("# Blocking Enabled: wait for completion{} after each collective \n", options_.blocking == 1 ? " and barrier" : " (no barrier)"));
   }

@@ -45,7 +45,7 @@ int longerLoop(const LoopSettings& loop, int iterations, double slowestSeconds);
 
 // Where call `iteration` of a timed loop starts in its buffers, as an offset from their base: the
 // same place every call on the CPU (0); on GPUs the next span of the largest size's buffers, as
-// nccl-tests moves (`stride` = the call's span); with --off-cache (`offCache` > 0) on any device
+// nccl-tests moves, a span apart; with --off-cache (`offCache` > 0) on any device
 // the next span rounded up to a cache line, through buffers of `bufferBytes` (the largest
 // message's and offCache more), so no call reads lines the call before left in a cache (IMB's
 // -off_cache). The span at the offset always ends inside the buffers.

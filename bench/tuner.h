@@ -52,8 +52,9 @@ struct CopyPiece {
 };
 CopyPiece describedCopyPiece(const std::string& clusterOption, const sim::DeviceIdentity& device);
 
-// The largest cache level of this machine's description (its intra_node.caches, the same
-// description as above), 0 where it describes none, and its name: `ccbench --off-cache auto`.
+// The largest cache level of this machine's description (its intra_node.caches; the preset's
+// own size, not the capacity a calibration fitted), 0 where none describes it, and the
+// description's name: what `ccbench --off-cache auto` doubles.
 struct LastCache {
   std::size_t bytes = 0;
   std::string describedBy;

@@ -324,6 +324,7 @@ TEST_F(Ccbench, OffCacheIsExactAndRecorded) {
   ASSERT_EQ(sized.exitCode, 0) << sized.err;
   const results::Import file = results::readResults(json);
   EXPECT_EQ(file.file.run.config.at("off_cache_bytes"), 1 << 20);
+  EXPECT_NE(sized.out.find("# Off cache: the calls of a size move through 1 MiB more than the largest message\n"), std::string::npos) << sized.out;
   ASSERT_EQ(file.file.rows.size(), 4u * 2 * 2 * 4);  // 4 collectives, 2 backends, in and out of place, 4 sizes
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0) << name(row.collective) << " " << row.backend;
   const Outcome automatic = ccbench(2, "all_reduce --backend cclab --off-cache auto -b 1K -e 1K -n 2 -w 0 -J " + json);
