@@ -408,10 +408,10 @@ Row Driver::measure(Backend& backend, Collective collective, DataType dtype, std
   // it is not timed; the data itself is out of the caches again by the time the loop reaches it.
   if (offCacheBytes_ > 0) {
     // Every rank makes the same calls: the fewest spans any rank's buffers hold (a root's are larger).
-    int spans = static_cast<int>(kOffCacheWarmCalls);
-    for (const LocalCall& c : calls) spans = std::min(spans, static_cast<int>(std::min(offCacheSpans(c.spanBytes, bufferBytes()), kOffCacheWarmCalls)));
-    MPI_Allreduce(MPI_IN_PLACE, &spans, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    for (int i = 0; i < spans; ++i) {
+    unsigned long spans = kOffCacheWarmCalls;
+    for (const LocalCall& c : calls) spans = std::min<unsigned long>(spans, offCacheSpans(c.spanBytes, bufferBytes()));
+    MPI_Allreduce(MPI_IN_PLACE, &spans, 1, MPI_UNSIGNED_LONG, MPI_MIN, MPI_COMM_WORLD);
+    for (int i = 0; i < static_cast<int>(spans); ++i) {
       comm.runLocal(collective, argsAt(i));
       watchdog_.kick();
     }

@@ -59,9 +59,11 @@ fit=("$out"/*_np[24].json "$out"/*_np[24]-r*.json)
 check=("$out"/*_np[35].json "$out"/*_np[35]-r*.json)
 "$ccsim" calibrate --ranks 2,4 "${fit[@]}" -o "$out/calibrated.json" > "$out/calibrate.txt"
 preset=$(sed -n "s/.* on cluster '\([^']*\)'.*/\1/p" "$out/calibrate.txt" | head -1)
-calibration="models/calibrations/$preset$suffix.json"
-[ -z "${OFF_CACHE:-}${OUT:-}" ] || calibration="$out/calibrated.json"
-[ "$out/calibrated.json" = "$calibration" ] || mv "$out/calibrated.json" "$calibration"
+calibration="$out/calibrated.json"  # OFF_CACHE= or OUT=: the fit stays beside its sweep
+if [ -z "${OFF_CACHE:-}${OUT:-}" ]; then
+  calibration="models/calibrations/$preset$suffix.json"
+  mv "$out/calibrated.json" "$calibration"
+fi
 sed -i "s|# wrote .*|# wrote $calibration|" "$out/calibrate.txt"
 "$ccsim" validate --cluster "$calibration" --ranks 3,5 "${check[@]}" \
   --json "$out/validate.json" > "$out/validate.txt"
