@@ -76,6 +76,11 @@ struct Transfer {
   // steady state, 0.15-0.21 us per such end at 2-5 ranks on 2 cores (docs/simulator.md).
   // nullptr: the steps.
   double (*busiestCoreEnds)(int ranks, int cores) = nullptr;
+  // Out of place, a broadcast's root copies its input to its output while its children read the
+  // input (collectives/algorithms/tree_broadcast.cc): on shared memory a copy on the root's core
+  // beside theirs. The plans describe the call without it; the predictor sets it for cclab's own
+  // rows out of place (Predictor::plan).
+  bool rootCopiesBeside = false;
   // Where the way a transport copies puts other bytes on the critical path than `bytes` x the
   // busiest core's (or GPU's) load, the plan says which bytes, per way of copying; 0: the rule.
   struct CriticalBytes {
@@ -100,6 +105,13 @@ struct Transfer {
     // ranks placed on it (ranks placed round-robin, rank r on core r mod c: mpirun --map-by core;
     // root 0, ccbench's default). nullptr: the cores share them evenly (1 / cores).
     double (*busiestCoreShare)(int ranks, int cores) = nullptr;
+    // Shared memory, one copy a message, on more ranks than cores whose waiting ranks yield them:
+    // the receivers of a fan-out each copy `receiverCopy` bytes on their own core, so the busiest
+    // core copies as many buffers as it has such ranks, and the root's own copy where it copies
+    // beside them (Transfer::rootCopiesBeside); the path where that is more than the rule's.
+    // nullptr: the rule alone.
+    double (*busiestCoreCopies)(int ranks, int cores, bool rootCopies) = nullptr;
+    double receiverCopy = 0;
     // A GPU shared by the processes (Shape::perDevice > 1): what all of them copy in this
     // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
     // buffers: g - 1 in all, over fewer rounds).
@@ -156,6 +168,9 @@ struct Plan {
   // A library's own algorithm priced on this plan: its chains order the ranks the library's way,
   // not cclab's, so its flows are spread evenly over the cores (CriticalBytes::busiestCoreShare).
   void spreadFlowsEvenly();
+  // Out of place, cclab's broadcast root copies its input to its output beside its sends
+  // (Transfer::rootCopiesBeside): every transfer is marked.
+  void markRootCopiesBeside();
   // What its phases borrow of another algorithm's fit (Phase::bandwidthFitOf or latencyFitOf; one
   // lender per plan): `own` gets the other phases, `borrowed` those, both with the plan's working
   // set. An empty lender: nothing borrowed.

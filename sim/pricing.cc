@@ -57,7 +57,11 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
   const int copies = pricing.copies(t);
   if (copies == 2 && t.critical.twoCopyWriter > 0) return t.critical.twoCopyWriter;
   const double path = copies == 1 && t.critical.oneCopyReceiver > 0 ? t.critical.oneCopyReceiver : t.bytes;
-  return path * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
+  const double rule = path * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
+  if (copies == 1 && t.critical.busiestCoreCopies && pricing.waitingRanksYield && shape.perNode() > pricing.cores) {
+    return std::max(rule, t.critical.receiverCopy * t.critical.busiestCoreCopies(shape.perNode(), pricing.cores, t.rootCopiesBeside));
+  }
+  return rule;
 }
 
 // The messages in sequence a transfer's latency pays for (Transfer::sharedMemorySteps), or, for

@@ -29,14 +29,20 @@ void chainBroadcast(Context& ctx, const CollectiveArgs& args) {
 
   std::vector<Request> sends;
   if (position == 0) {
-    // The root sends every chunk of its input and keeps a copy in its output, made after the
-    // sends are posted so that it runs while the next rank reads.
-    if (n > 1) {
-      for (std::size_t c = 0; c < chunks; ++c) {
-        sends.push_back(transport.isend(elementAt(args.send, chunk(c).offset, args.dtype), chunk(c).count * elementSize, next));
-      }
+    // The root sends every chunk of its input and keeps a copy in its output, chunk by chunk: each
+    // copy runs while the next rank reads that chunk, then the root waits for the read. (One copy
+    // of the whole buffer after posting the sends ran beside the first chunk only: a transport
+    // that starts a channel's messages one at a time as the sender waits, as shm's single copies
+    // do, left the next rank idle after it until the copy was done.)
+    for (std::size_t c = 0; c < chunks && n > 1; ++c) {
+      sends.push_back(transport.isend(elementAt(args.send, chunk(c).offset, args.dtype), chunk(c).count * elementSize, next));
     }
-    ctx.device().copy(args.recv, args.send, args.count * elementSize);
+    for (std::size_t c = 0; c < chunks; ++c) {
+      ctx.device().copy(elementAt(args.recv, chunk(c).offset, args.dtype), elementAt(args.send, chunk(c).offset, args.dtype),
+                        chunk(c).count * elementSize);  // a no-op in place
+      if (n > 1) transport.wait(sends[c]);
+    }
+    return;
   } else {
     const std::size_t depth = std::min(kDepth, chunks);
     std::array<Request, kDepth> recvs;  // chunk c's in recvs[c % kDepth]: posted after c - kDepth's wait

@@ -43,6 +43,13 @@ void Plan::spreadFlowsEvenly() {
   }
 }
 
+void Plan::markRootCopiesBeside() {
+  for (int i = 0; i < phaseCount; ++i) {
+    Phase& phase = phases[static_cast<std::size_t>(i)];
+    for (int j = 0; j < phase.transferCount; ++j) phase.transfers[static_cast<std::size_t>(j)].rootCopiesBeside = true;
+  }
+}
+
 unsigned Plan::links() const {
   unsigned used = 0;
   for (int i = 0; i < phaseCount; ++i) {

@@ -55,6 +55,13 @@ double binomialBusiestCoreEnds(int g, int cores) {
   });
 }
 
+// Shared memory, one copy a message: the buffers a binomial broadcast's busiest core copies, every
+// rank but the root reading the whole buffer once on its own core, and the root copying its input
+// to its output beside them where it does (Transfer::rootCopiesBeside).
+double binomialBroadcastCoreCopies(int g, int cores, bool rootCopies) {
+  return busiestCoreLoad(g, cores, [rootCopies](int v) { return v > 0 || rootCopies ? 1.0 : 0.0; });
+}
+
 }  // namespace
 
 bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
@@ -98,6 +105,8 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         intra.copiers = (g - 1 + depth - 1) / depth;
         intra.critical.twoCopyWriter = binomialWritePath(g, [](int, int) { return 1.0; }) * bytes;
         intra.devicePullSteps = depth;
+        intra.critical.busiestCoreCopies = binomialBroadcastCoreCopies;
+        intra.critical.receiverCopy = bytes;
       } else if (c == Collective::Reduce) {
         // Each round's receivers reduce at once, the most (g / 2) in the first; the root receives
         // in every round, one after another. In a round a rank sends or receives; on shared

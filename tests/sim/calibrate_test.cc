@@ -528,6 +528,38 @@ TEST(Calibrate, TowardABinomialRootSharedMemoryPaysTheTreesDepth) {
   EXPECT_NEAR(latencies(shm, Collective::Scatter, 3), 2, 0.01);  // away from the root: the rounds
 }
 
+// A binomial broadcast of one copy a message on more ranks than cores: its receivers read the
+// root's buffer at once, each on its own core, and out of place cclab's root copies its input to
+// its output beside them (tree_broadcast.cc), so the busiest core copies as many buffers as it has
+// receivers, and the root's. Rank r on core r mod 2, root 0: at 3 ranks core 0 holds the root and
+// rank 2 (2 buffers out of place, 1 in place), at 4 ranks 2 either way, at 5 ranks 3 and 2.
+// Measured off the caches on the Zen 5 VM (algorithms-shm-off-cache, 8 MiB, over 2 ranks): 1.85,
+// 2.06 and 2.50 out of place, 1.13, 1.97 and 1.91 in place; the depth alone (1, 2, 2) had the
+// 3-rank call out of place at half its time.
+TEST(Calibrate, AOneCopyBroadcastCopiesOnItsReceiversCores) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.caches.clear();
+  c.intra.latencyUs = c.intra.oversubscribedLatencyUs = c.intra.rendezvousLatencyUs = 0;
+  c.intra.singleCopyBytes = c.intra.singleCopyRootedBytes = 64 * 1024;
+  c.intra.waitingRanksYield = true;
+  const double bytes = 8.0 * 1024 * 1024;
+  auto price = [&](int n, bool inPlace, bool ownCopies) {
+    Cluster shaped = c;
+    reshape(shaped, 1, n);
+    const Predictor predictor(shaped);
+    return priceUs(predictor.plan(Collective::Broadcast, "tree", Shape{n, 1}, bytes, inPlace, ownCopies), Shape{n, 1},
+                   predictor.pricing());
+  };
+  const double one = price(2, false, true);
+  const std::array<double, 3> outOfPlace = {2, 2, 3}, inPlace = {1, 2, 2};
+  for (int n = 3; n <= 5; ++n) {
+    EXPECT_NEAR(price(n, false, true) / one, outOfPlace[static_cast<std::size_t>(n - 3)], 1e-9) << n;
+    EXPECT_NEAR(price(n, true, true) / one, inPlace[static_cast<std::size_t>(n - 3)], 1e-9) << n;
+    EXPECT_NEAR(price(n, false, false) / one, inPlace[static_cast<std::size_t>(n - 3)], 1e-9) << n;  // the algorithm alone: no root copy
+  }
+  EXPECT_NEAR(price(2, true, true) / one, 1, 1e-9);  // 2 ranks on 2 cores: the root's copy on a core of its own
+}
+
 // Back to back on more ranks than cores, with waiting ranks yielding (cclab's shared memory), a
 // binomial tree's calls overlap: each costs the message ends its busiest core serves, not its
 // rounds. Rank r on core r mod 2, root 0: at 3 ranks core 0 holds the root's 2 ends and rank 2's
@@ -777,6 +809,17 @@ std::pair<double, double> heldOutMedians(const std::vector<Measurement>& rows, c
 
 // The algorithms of a held-out report that meet issue 17's per-algorithm targets: median |error|
 // at most 25% below 64 KiB and 10% from 64 KiB.
+// A sweep folder's results files (measure_cpu_algorithms.sh: <family>_np<ranks>[-r<round>].json), sorted.
+std::vector<std::string> sweepFiles(const std::string& folder) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(repo(folder))) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".json" && name.find("_np") != std::string::npos) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 std::vector<std::string> meetingTargets(const ValidationReport& report) {
   std::vector<std::string> met;
   for (const AlgorithmErrors& a : report.byAlgorithm) {
@@ -915,13 +958,7 @@ TEST(Calibrate, FitOnTwoAndFourRanksPredictsThreeAndFive) {
 // 7 (6 while rd, rhd and tree's plans still copied their input, which these sweeps' runs did:
 // they predate d1cafa2).
 TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
-  const std::filesystem::path dir = repo("results/measured/cpu-2core-amd-epyc/algorithms-shm");
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() == ".json" && name.find("_np") != std::string::npos) files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = sweepFiles("results/measured/cpu-2core-amd-epyc/algorithms-shm");
   ASSERT_EQ(files.size(), 140u);  // 7 families (ccbench all: every collective a family has) x 4 rank counts x 5 launches
   const auto all = loadMeasurements(files, Launches::Fastest);
   const std::vector<Measurement> fitRows = selectMeasurements(all, {2, 4}, 0), checkRows = selectMeasurements(all, {3, 5}, 0);
@@ -941,6 +978,30 @@ TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
   const ValidationReport described = validate(calibrate(loadCluster("cpu-2core-amd-epyc"), fitRows, false).fitted, checkRows);
   EXPECT_GT(described.ranges[4].medianAbsErrorPct, 12.5);
   EXPECT_LE(cclabMeeting(described), 7);
+}
+
+// Issue 17's check on the Zen 5 VM off the caches (results/measured/cpu-2core-amd-epyc-zen5/
+// algorithms-shm-off-cache: every algorithm, 2-5 ranks, five launches, ccbench --off-cache auto):
+// fit on 2 and 4 ranks, predict 3 and 5. Held out, cclab's rows 17.3% below 64 KiB and 16.6% from
+// it, 5 of 24 algorithms within both targets; the binomial broadcast 23.1% from 64 KiB since its
+// receivers' copies are counted on their cores (AOneCopyBroadcastCopiesOnItsReceiversCores),
+// 30.9% on its depth alone.
+TEST(Calibrate, ZenSweepsOffTheCachesFitOnTwoAndFourRanks) {
+  const std::vector<std::string> files = sweepFiles("results/measured/cpu-2core-amd-epyc-zen5/algorithms-shm-off-cache");
+  ASSERT_EQ(files.size(), 140u);  // 7 families x 4 rank counts x 5 launches
+  const auto all = loadMeasurements(files, Launches::Fastest);
+  std::vector<Measurement> cclab;
+  for (const Measurement& m : all) {
+    if (m.row.backend == kOwnBackend) cclab.push_back(m);
+  }
+  const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc-zen5"), selectMeasurements(all, {2, 4}, 0));
+  const ValidationReport heldOut = validate(fitted.fitted, selectMeasurements(cclab, {3, 5}, 0));
+  EXPECT_LT(heldOut.ranges[0].medianAbsErrorPct, 17.5);
+  EXPECT_LT(heldOut.ranges[4].medianAbsErrorPct, 17.0);
+  EXPECT_GE(meetingTargets(heldOut).size(), 5u);
+  const auto [small, large] = algorithmErrors(heldOut, Collective::Broadcast, "tree");
+  EXPECT_LT(small, 22.0);
+  EXPECT_LT(large, 24.0);
 }
 
 // The per-algorithm summary partitions the rows by (implementation, collective, algorithm) and
