@@ -112,6 +112,10 @@ struct Transfer {
     // nullptr: the rule alone.
     double (*busiestCoreCopies)(int ranks, int cores, bool rootCopies) = nullptr;
     double receiverCopy = 0;
+    // Shared memory, one copy a message (the receiver's): what one rank copies or reduces on its
+    // own core one message after another (toward a binomial reduce's root, each child's buffer in
+    // turn), a floor under the node's messages however the cores share them. 0: none.
+    double rootInSequence = 0;
     // A GPU shared by the processes (Shape::perDevice > 1): what all of them copy in this
     // transfer, where that is not copiers x bytes (a binomial tree's rounds copy 1, 2, 4, ...
     // buffers: g - 1 in all, over fewer rounds).

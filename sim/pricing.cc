@@ -48,11 +48,13 @@ double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
 // Shared memory: the bytes the busiest core copies for a transfer, one after another.
 double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   // A flow on more ranks than cores, its waiting ranks yielding: the cores share the node's
-  // messages (Transfer::CriticalBytes::nodeMessages).
+  // messages (Transfer::CriticalBytes::nodeMessages); of one copy a message, which the receiver
+  // makes, at least what one rank copies in sequence.
   if (t.critical.nodeMessages > 0 && pricing.waitingRanksYield && shape.perNode() > pricing.cores) {
     const double share = t.critical.busiestCoreShare ? t.critical.busiestCoreShare(shape.perNode(), pricing.cores)
                                                      : 1.0 / pricing.cores;
-    return t.critical.nodeMessages * share;
+    const double inSequence = pricing.copies(t) == 1 ? t.critical.rootInSequence : 0.0;
+    return std::max(t.critical.nodeMessages * share, inSequence);
   }
   const int copies = pricing.copies(t);
   if (copies == 2 && t.critical.twoCopyWriter > 0) return t.critical.twoCopyWriter;

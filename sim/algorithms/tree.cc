@@ -115,6 +115,7 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
         intra.sharedMemorySteps = binomialDepth(g);  // toward the root: its depth in sequence
         intra.oneWay = true;
         intra.critical.nodeMessages = (g - 1) * bytes;
+        intra.critical.rootInSequence = intraRounds * bytes;  // the root reduces each child's buffer in turn
       }
       phase.add(intra);
       if (p > 1) phase.add({LinkClass::Inter, interRounds, interRounds * bytes, n});

@@ -430,7 +430,9 @@ TEST(Calibrate, ARootWritesItsMessagesInTurnOnATransportOfTwoCopies) {
 // more ranks than cores whose waiting ranks yield them (cclab's shared-memory transport) costs the
 // node's messages shared by the cores: (n - 1) buffers of a chain or a reduce, 2(n - 1) of the
 // trees, over 2 cores, so 5 ranks take 4/3 of what 4 do (at 3 the described cluster's reductions
-// at the binomial reduce's root take longer than the copies). Where waiting ranks spin (Open MPI) the
+// at the binomial reduce's root take longer than the copies; of one copy a message the binomial
+// reduce's root reduces its children in turn, 3 at 5 ranks and 2 at 4, more than the shared
+// messages: ABinomialReduceRootReducesItsChildrenInTurn). Where waiting ranks spin (Open MPI) the
 // busiest core's rule stays (5 ranks, 3 a core); a lockstep ring is no flow; ranks no more than
 // cores are not shared. A chain of one hop only sends or receives at each end: half a swap's
 // copies on two copies a message. Calibration takes the setting from the runs' transport.
@@ -451,7 +453,9 @@ TEST(Calibrate, AFlowOnMoreRanksThanCoresSharesTheNodesMessagesOverTheCores) {
     // The ring reduce's chain (1 -> 2 -> ... -> 0) is uneven over 2 cores at an odd rank count:
     // AChainRunsAtItsBusiestCore.
     const double share = collective == Collective::Reduce && std::string_view(algo) == "ring" ? 0.625 / 0.5 : 1.0;
-    EXPECT_NEAR(time(yield, collective, algo, 5) / time(yield, collective, algo, 4), share * 4.0 / 3, 1e-9) << name(collective) << " " << algo;
+    const bool inTurn = collective == Collective::Reduce && std::string_view(algo) == "tree";
+    EXPECT_NEAR(time(yield, collective, algo, 5) / time(yield, collective, algo, 4), inTurn ? 3.0 / 2 : share * 4.0 / 3, 1e-9)
+        << name(collective) << " " << algo;
     EXPECT_DOUBLE_EQ(time(yield, collective, algo, 2), time(spin, collective, algo, 2)) << name(collective) << " " << algo;
   }
   // Spinning, the chain's busiest core runs 3 of the 5 ranks, each with the buffer and 3 chunks of fill.
@@ -558,6 +562,38 @@ TEST(Calibrate, AOneCopyBroadcastCopiesOnItsReceiversCores) {
     EXPECT_NEAR(price(n, false, false) / one, inPlace[static_cast<std::size_t>(n - 3)], 1e-9) << n;  // the algorithm alone: no root copy
   }
   EXPECT_NEAR(price(2, true, true) / one, 1, 1e-9);  // 2 ranks on 2 cores: the root's copy on a core of its own
+}
+
+// Toward a binomial reduce's root, of one copy a message, the root reduces each child's buffer
+// in turn on its own core: ceil(log2 n) buffers in sequence, a floor under the node's g - 1
+// buffers shared by the cores (1, 1.5 and 2 at 3-5 ranks on 2 cores). Through the slots the
+// senders copy too, and the shared messages stand. Measured off the caches on the Zen 5 VM
+// (algorithms-shm-off-cache, 8 MiB, over 2 ranks): 1.72, 2.23 and 3.12 out of place.
+TEST(Calibrate, ABinomialReduceRootReducesItsChildrenInTurn) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.caches.clear();
+  c.intra.latencyUs = c.intra.oversubscribedLatencyUs = c.intra.rendezvousLatencyUs = 0;
+  c.intra.waitingRanksYield = true;
+  const double bytes = 8.0 * 1024 * 1024;
+  auto price = [&](Cluster cluster, int n, bool inSequence = true) {
+    reshape(cluster, 1, n);
+    const Predictor predictor(cluster);
+    Plan plan = predictor.plan(Collective::Reduce, "tree", Shape{n, 1}, bytes, false, false);
+    for (int i = 0; i < plan.phaseCount && !inSequence; ++i) {
+      for (Transfer& t : plan.phases[static_cast<std::size_t>(i)].transfers) t.critical.rootInSequence = 0;
+    }
+    return priceUs(plan, Shape{n, 1}, predictor.pricing());
+  };
+  Cluster oneCopy = c, slots = c;
+  oneCopy.intra.singleCopyBytes = oneCopy.intra.singleCopyRootedBytes = 64 * 1024;
+  slots.intra.singleCopyBytes = slots.intra.singleCopyRootedBytes = 0;
+  slots.intra.copiesPerMessage = 2;  // cclab's slots: the sender copies in, the receiver out
+  const std::array<double, 3> inTurn = {2, 2, 3};  // over 2 ranks; shared by the cores: 1, 1.5, 2
+  for (int n = 3; n <= 5; ++n) {
+    EXPECT_NEAR(price(oneCopy, n) / price(oneCopy, 2), inTurn[static_cast<std::size_t>(n - 3)], 1e-9) << n;
+    EXPECT_NEAR(price(slots, n), price(slots, n, false), 1e-9) << n;  // through the slots: as before
+  }
+  EXPECT_NEAR(price(oneCopy, 5, false) / price(oneCopy, 2), 2, 1e-9);  // the floor is what moved it
 }
 
 // Back to back on more ranks than cores, with waiting ranks yielding (cclab's shared memory), a
@@ -982,10 +1018,11 @@ TEST(Calibrate, SharedMemorySweepsFitTheirCachesOnTwoAndFourRanks) {
 
 // Issue 17's check on the Zen 5 VM off the caches (results/measured/cpu-2core-amd-epyc-zen5/
 // algorithms-shm-off-cache: every algorithm, 2-5 ranks, five launches, ccbench --off-cache auto):
-// fit on 2 and 4 ranks, predict 3 and 5. Held out, cclab's rows 17.3% below 64 KiB and 16.6% from
+// fit on 2 and 4 ranks, predict 3 and 5. Held out, cclab's rows 17.3% below 64 KiB and 16.3% from
 // it, 5 of 24 algorithms within both targets; the binomial broadcast 23.1% from 64 KiB since its
 // receivers' copies are counted on their cores (AOneCopyBroadcastCopiesOnItsReceiversCores),
-// 30.9% on its depth alone.
+// 30.9% on its depth alone; the binomial reduce 12.3% since its root reduces its children in turn
+// (ABinomialReduceRootReducesItsChildrenInTurn), 36.7% with the cores sharing them.
 TEST(Calibrate, ZenSweepsOffTheCachesFitOnTwoAndFourRanks) {
   const std::vector<std::string> files = sweepFiles("results/measured/cpu-2core-amd-epyc-zen5/algorithms-shm-off-cache");
   ASSERT_EQ(files.size(), 140u);  // 7 families x 4 rank counts x 5 launches
@@ -997,11 +1034,12 @@ TEST(Calibrate, ZenSweepsOffTheCachesFitOnTwoAndFourRanks) {
   const CalibrationReport fitted = calibrate(loadCluster("cpu-2core-amd-epyc-zen5"), selectMeasurements(all, {2, 4}, 0));
   const ValidationReport heldOut = validate(fitted.fitted, selectMeasurements(cclab, {3, 5}, 0));
   EXPECT_LT(heldOut.ranges[0].medianAbsErrorPct, 17.5);
-  EXPECT_LT(heldOut.ranges[4].medianAbsErrorPct, 17.0);
+  EXPECT_LT(heldOut.ranges[4].medianAbsErrorPct, 16.5);
   EXPECT_GE(meetingTargets(heldOut).size(), 5u);
   const auto [small, large] = algorithmErrors(heldOut, Collective::Broadcast, "tree");
   EXPECT_LT(small, 22.0);
   EXPECT_LT(large, 24.0);
+  EXPECT_LT(algorithmErrors(heldOut, Collective::Reduce, "tree").second, 13.0);
 }
 
 // The per-algorithm summary partitions the rows by (implementation, collective, algorithm) and
