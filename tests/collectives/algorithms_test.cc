@@ -6,7 +6,6 @@
 #include "collectives/algorithms/algorithms.h"
 #include "collectives/algorithms/ring_pipeline.h"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -337,7 +336,7 @@ class CopyOrderDevice final : public Device {
 TEST(Algorithms, BroadcastRootCopiesItsOutputAfterPostingItsSendsFromItsInput) {
   // The root's own copy runs while its children read, not before they can start: every send is
   // posted before it, and each reads the input (the output is not written yet). The chain's root
-  // copies chunk by chunk, each once that chunk's send is done, the tree's in one piece.
+  // copies chunk by chunk, each while that chunk's send is read, the tree's in one piece.
   for (std::string_view algo : {"tree", "chain"}) {
     constexpr int kRanks = 4, kRoot = 1;
     constexpr std::size_t kCount = 1000;  // 4 chunks of the chain's 1000 bytes
@@ -372,11 +371,6 @@ TEST(Algorithms, BroadcastRootCopiesItsOutputAfterPostingItsSendsFromItsInput) {
   }
 }
 
-}  // namespace
-}  // namespace cclab
-
-namespace cclab {
-namespace {
 
 // Host memory that adds up the bytes a rank copies (a copy onto itself, in place, is none).
 class CopyCountingDevice final : public Device {
