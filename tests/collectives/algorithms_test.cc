@@ -312,25 +312,34 @@ TEST(Algorithms, EveryScratchSlotIsSixteenByteAligned) {
   }
 }
 
-// Host memory that notes how many sends the rank had posted when it made each copy.
-class CopyOrderDevice final : public Device {
+// Host memory whose copies a test watches (noted()), everything else as HostDevice does it.
+class WatchedCopiesDevice : public Device {
  public:
-  explicit CopyOrderDevice(const RecordingTransport& transport) : transport_(transport) {}
   void* allocate(std::size_t bytes) override { return host_.allocate(bytes); }
   void release(void* ptr) override { host_.release(ptr); }
   void copy(void* dst, const void* src, std::size_t bytes) override {
-    sendsBeforeCopy.push_back(transport_.sent.size());
+    noted(dst, src, bytes);
     host_.copy(dst, src, bytes);
   }
   void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) override {
     host_.reduce(dst, a, b, count, dtype, op);
   }
   void divide(void* buf, std::size_t count, DataType dtype, int divisor) override { host_.divide(buf, count, dtype, divisor); }
+
+ private:
+  virtual void noted(void* dst, const void* src, std::size_t bytes) = 0;
+  HostDevice host_;
+};
+
+// Notes how many sends the rank had posted when it made each copy.
+class CopyOrderDevice final : public WatchedCopiesDevice {
+ public:
+  explicit CopyOrderDevice(const RecordingTransport& transport) : transport_(transport) {}
   std::vector<std::size_t> sendsBeforeCopy;
 
  private:
+  void noted(void*, const void*, std::size_t) override { sendsBeforeCopy.push_back(transport_.sent.size()); }
   const RecordingTransport& transport_;
-  HostDevice host_;
 };
 
 TEST(Algorithms, BroadcastRootCopiesItsOutputAfterPostingItsSendsFromItsInput) {
@@ -372,23 +381,13 @@ TEST(Algorithms, BroadcastRootCopiesItsOutputAfterPostingItsSendsFromItsInput) {
 }
 
 
-// Host memory that adds up the bytes a rank copies (a copy onto itself, in place, is none).
-class CopyCountingDevice final : public Device {
+// Adds up the bytes a rank copies (a copy onto itself, in place, is none).
+class CopyCountingDevice final : public WatchedCopiesDevice {
  public:
-  void* allocate(std::size_t bytes) override { return host_.allocate(bytes); }
-  void release(void* ptr) override { host_.release(ptr); }
-  void copy(void* dst, const void* src, std::size_t bytes) override {
-    if (dst != src) copied += bytes;
-    host_.copy(dst, src, bytes);
-  }
-  void reduce(void* dst, const void* a, const void* b, std::size_t count, DataType dtype, ReduceOp op) override {
-    host_.reduce(dst, a, b, count, dtype, op);
-  }
-  void divide(void* buf, std::size_t count, DataType dtype, int divisor) override { host_.divide(buf, count, dtype, divisor); }
   std::size_t copied = 0;
 
  private:
-  HostDevice host_;
+  void noted(void* dst, const void* src, std::size_t bytes) override { copied += dst != src ? bytes : 0; }
 };
 
 // The copies each algorithm makes, counted on every rank, against what the simulator prices: the
