@@ -77,9 +77,10 @@ struct Transfer {
   // nullptr: the steps.
   double (*busiestCoreEnds)(int ranks, int cores) = nullptr;
   // Out of place, a broadcast's root copies its input to its output while its children read the
-  // input (collectives/algorithms/tree_broadcast.cc): on shared memory a copy on the root's core
-  // beside theirs. The plans describe the call without it; the predictor sets it for cclab's own
-  // rows out of place (Predictor::plan).
+  // input (collectives/algorithms/tree_broadcast.cc), a gather's or scatter's root its own block
+  // (tree_gather.cc, tree_scatter.cc): on shared memory a copy on the root's core beside theirs.
+  // The plans describe the call without it; the predictor sets it for cclab's own rows out of
+  // place (Predictor::plan).
   bool rootCopiesBeside = false;
   // Where the way a transport copies puts other bytes on the critical path than `bytes` x the
   // busiest core's (or GPU's) load, the plan says which bytes, per way of copying; 0: the rule.
@@ -112,6 +113,12 @@ struct Transfer {
     // nullptr: the rule alone.
     double (*busiestCoreCopies)(int ranks, int cores, bool rootCopies) = nullptr;
     double receiverCopy = 0;
+    // Shared memory, one copy a message, on cores whose waiting ranks yield them: the path as the
+    // plan schedules its ranks' copies on the cores (rank r on core r mod cores, each rank's in
+    // its order, a copy once its data is there; the root's own where it copies beside them), in
+    // units of `receiverCopy`: a binomial gather's or scatter's runs. In place of the rule.
+    // nullptr: the rule (and busiestCoreCopies).
+    double (*scheduledCopies)(int ranks, int cores, bool rootCopies) = nullptr;
     // Shared memory, one copy a message (the receiver's): what one rank copies or reduces on its
     // own core one message after another (toward a binomial reduce's root, each child's buffer in
     // turn), a floor under the node's messages however the cores share them. 0: none.

@@ -113,8 +113,10 @@ Plan Predictor::plan(Collective collective, std::string_view algo, const Shape& 
     // The copies are a phase of their own: they run before or after the transfers, not beside them.
     const Transfer copies = ownCopies ? inputCopies(collective, algo, shape, bytes, inPlace) : Transfer{};
     if (copies.steps > 0) plan.addPhase().add(copies);
-    // cclab's broadcasts out of place: the root's copy beside its sends (Transfer::rootCopiesBeside).
-    if (ownCopies && !inPlace && collective == Collective::Broadcast) plan.markRootCopiesBeside();
+    // cclab's rooted calls out of place: the root's own copy beside its sends or receives
+    // (Transfer::rootCopiesBeside; the plans that count it say how).
+    const bool rootCopies = collective == Collective::Broadcast || collective == Collective::Gather || collective == Collective::Scatter;
+    if (ownCopies && !inPlace && rootCopies) plan.markRootCopiesBeside();
   }
   plan.workingSetBytes = workingSet(collective, bytes, shape.ranks, inPlace);
   return plan;

@@ -58,6 +58,11 @@ double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) 
   }
   const int copies = pricing.copies(t);
   if (copies == 2 && t.critical.twoCopyWriter > 0) return t.critical.twoCopyWriter;
+  // One copy a message on cores its waiting ranks yield: where the plan schedules its copies on
+  // the cores itself (CriticalBytes::scheduledCopies), that is the path.
+  if (copies == 1 && t.critical.scheduledCopies && pricing.waitingRanksYield) {
+    return t.critical.receiverCopy * t.critical.scheduledCopies(shape.perNode(), pricing.cores, t.rootCopiesBeside);
+  }
   const double path = copies == 1 && t.critical.oneCopyReceiver > 0 ? t.critical.oneCopyReceiver : t.bytes;
   const double rule = path * coreLoad(t, shape, pricing) * pricing.coreCopyShare(t);
   if (copies == 1 && t.critical.busiestCoreCopies && pricing.waitingRanksYield && shape.perNode() > pricing.cores) {

@@ -62,6 +62,93 @@ double binomialBroadcastCoreCopies(int g, int cores, bool rootCopies) {
   return busiestCoreLoad(g, cores, [rootCopies](int v) { return v > 0 || rootCopies ? 1.0 : 0.0; });
 }
 
+// Shared memory, one copy a message: the share of a binomial gather's or scatter's message bytes
+// read out of a scratch run this call wrote. A rank v's subtree is min(lowbit(v), g - v) blocks; a
+// gather's leaf sends its input and every larger subtree its run; a scatter's root sends its
+// input, every other parent the run it received (collectives/algorithms/tree_gather.cc, tree_scatter.cc).
+double binomialRunShare(int g, Collective c) {
+  double all = 0, fresh = 0;
+  for (int v = 1; v < g; ++v) {
+    const int low = v & -v;
+    const int subtree = std::min(low, g - v);
+    all += subtree;
+    if (c == Collective::Gather ? subtree > 1 : v != low) fresh += subtree;
+  }
+  return all > 0 ? fresh / all : 0.0;
+}
+
+// Shared memory, one copy a message: the copies of a binomial gather or scatter in blocks, as the
+// ranks make them on their cores (rank r on core r mod cores, root 0), each rank's in program
+// order, each core one at a time, a copy starting as soon as its data is there and its core is
+// free. A receiver copies each message out of its sender's memory:
+//   scatter: rank v copies its subtree's run (min(lowbit(v), g - v) blocks) once its parent has
+//            it, then, with a subtree, its own block out of the run;
+//   gather:  a rank with a subtree copies its own block into its run, then each child's run in
+//            turn once the child has collected it (a leaf sends its input: no copy);
+// and out of place the root copies its own block (rootCopies), first.
+// (collectives/algorithms/tree_gather.cc, tree_scatter.cc)
+double binomialRunCopies(int g, int cores, bool rootCopies, Collective c) {
+  struct Copy {
+    int rank;
+    double blocks;
+    int after;  // the copy whose data this one reads (-1: none)
+  };
+  std::vector<Copy> copies;
+  std::vector<int> last(static_cast<std::size_t>(g), -1);  // each rank's last copy so far
+  auto add = [&](int rank, double blocks, int after) {
+    copies.push_back({rank, blocks, after});
+    last[static_cast<std::size_t>(rank)] = static_cast<int>(copies.size()) - 1;
+  };
+  auto subtree = [g](int v) { return std::min(v & -v, g - v); };
+  if (c == Collective::Scatter) {
+    if (rootCopies) add(0, 1, -1);
+    // Parents before children: v's parent v - lowbit(v) is smaller.
+    for (int v = 1; v < g; ++v) {
+      const int parent = v - (v & -v);
+      add(v, subtree(v), parent == 0 ? -1 : last[static_cast<std::size_t>(parent)]);
+      const int received = last[static_cast<std::size_t>(v)];
+      if (subtree(v) > 1) add(v, 1, -1);
+      last[static_cast<std::size_t>(v)] = received;  // what v's children wait for: its run
+    }
+  } else {
+    // Children before parents: v's children v + m are larger.
+    for (int v = g - 1; v >= 0; --v) {
+      if (v > 0 && subtree(v) == 1) continue;
+      if (v > 0 || rootCopies) add(v, 1, -1);  // its own block: into its run, or the root's out of place
+      const int low = v == 0 ? g : v & -v;
+      for (int m = 1; m < low && v + m < g; m *= 2) add(v, subtree(v + m), last[static_cast<std::size_t>(v + m)]);
+    }
+  }
+  // Greedy list scheduling: of the copies next in their rank's order whose data is there, the one
+  // that can start first. Program order per rank is the order added, except that the gather adds
+  // ranks from the last: copies of one rank are contiguous either way.
+  const int c2 = std::max(1, std::min(cores, g));
+  std::vector<double> finish(copies.size(), -1), coreFree(static_cast<std::size_t>(c2), 0), rankFree(static_cast<std::size_t>(g), 0);
+  std::vector<bool> done(copies.size(), false);
+  double end = 0;
+  for (std::size_t scheduled = 0; scheduled < copies.size(); ++scheduled) {
+    std::size_t best = copies.size();
+    double bestStart = 0;
+    for (std::size_t i = 0; i < copies.size(); ++i) {
+      const Copy& copy = copies[i];
+      if (done[i] || (copy.after >= 0 && !done[static_cast<std::size_t>(copy.after)])) continue;
+      if (i > 0 && copies[i - 1].rank == copy.rank && !done[i - 1]) continue;  // its rank's earlier copy first
+      const double ready = std::max(rankFree[static_cast<std::size_t>(copy.rank)], copy.after >= 0 ? finish[static_cast<std::size_t>(copy.after)] : 0.0);
+      const double start = std::max(ready, coreFree[static_cast<std::size_t>(copy.rank % c2)]);
+      if (best == copies.size() || start < bestStart) best = i, bestStart = start;
+    }
+    const Copy& copy = copies[best];
+    finish[best] = bestStart + copy.blocks;
+    done[best] = true;
+    coreFree[static_cast<std::size_t>(copy.rank % c2)] = rankFree[static_cast<std::size_t>(copy.rank)] = finish[best];
+    end = std::max(end, finish[best]);
+  }
+  return end;
+}
+
+double binomialGatherCopies(int g, int cores, bool rootCopies) { return binomialRunCopies(g, cores, rootCopies, Collective::Gather); }
+double binomialScatterCopies(int g, int cores, bool rootCopies) { return binomialRunCopies(g, cores, rootCopies, Collective::Scatter); }
+
 }  // namespace
 
 bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
@@ -129,10 +216,13 @@ bool planTree(Collective c, const Shape& s, double bytes, Plan& plan) {
       Transfer intra{LinkClass::Intra, intraRounds, f * bytes, n};
       intra.busiestCoreEnds = binomialBusiestCoreEnds;
       if (c == Collective::Gather) intra.sharedMemorySteps = binomialDepth(g);  // toward the root: its depth in sequence
-      // Every message comes out of a scratch run this call wrote: the gathered blocks, the
-      // scatter root's input rotated into distance order.
-      intra.freshShare = 1;
+      intra.freshShare = binomialRunShare(g, c);
       const double block = bytes / n;
+      // One copy a message: the receivers' copies as their cores make them, beside one another
+      // (a scatter's leaves, a gather's subtrees), not the root's port's (g - 1) blocks in turn.
+      intra.critical.oneCopyReceiver = binomialRunCopies(g, g, false, c) * block;
+      intra.critical.scheduledCopies = c == Collective::Gather ? binomialGatherCopies : binomialScatterCopies;
+      intra.critical.receiverCopy = block;
       intra.critical.twoCopyWriter = c == Collective::Scatter
                                    ? binomialWritePath(g, [g](int v, int m) { return static_cast<double>(std::min(m, g - v - m)); }) * block
                                    : (g - 1) * block;
