@@ -88,6 +88,14 @@ std::vector<std::string_view> Predictor::libraryCandidates(Collective collective
   return names;
 }
 
+std::vector<std::string_view> Predictor::ownCandidates(Collective collective) const {
+  std::vector<std::string_view> names;
+  for (const auto& a : allAlgorithms()) {
+    if (a.collective == collective) names.push_back(a.name);
+  }
+  return names;
+}
+
 Transfer inputCopies(Collective collective, std::string_view algo, const Shape& shape, double bytes, bool inPlace) {
   const Algorithm* own = findAlgorithmNamed(collective, algo);
   if (own == nullptr) return {LinkClass::Local};
@@ -196,7 +204,8 @@ Prediction Predictor::predict(const Query& query) const {
     const bool library = query.algo == kLibraryCollective ||
                          (query.algo == kLibraryTunerChose && !query.implementation.empty() && query.implementation != kOwnBackend);
     best.timeUs = std::numeric_limits<double>::infinity();
-    for (auto name : library ? libraryCandidates(query.collective) : candidates(query.collective)) {
+    const bool own = !library && query.implementation == kOwnBackend;
+    for (auto name : library ? libraryCandidates(query.collective) : own ? ownCandidates(query.collective) : candidates(query.collective)) {
       bool calibrated = false;
       const double t = timeOf(query.collective, name, shape, query, calibrated);
       if (t < best.timeUs) {

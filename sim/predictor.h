@@ -55,6 +55,10 @@ class Predictor {
   // chain NCCL's ring broadcast and reduce are; alltoall, gather and scatter as the grouped sends
   // they are); on a CPU's shared memory every candidate, as MPI libraries' tuned collectives have them.
   std::vector<std::string_view> libraryCandidates(Collective collective) const;
+  // cclab's own algorithms for the collective, the registry's (collectives/algorithms): what
+  // auto picks among for cclab's implementation (--impl cclab), as ccbench --algo auto does,
+  // each priced with its own calibration. (The simulator's chain reduce is cclab's ring reduce.)
+  std::vector<std::string_view> ownCandidates(Collective collective) const;
   // The plan of a resolved algorithm (for calibration and tests). `ownCopies`: cclab's
   // implementation ran it (kOwnBackend), so its device copies are planned too (inputCopies);
   // false for the algorithm itself (no implementation). A library's choice (isLibraryChoice) is

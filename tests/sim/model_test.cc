@@ -200,6 +200,25 @@ TEST(Model, ALibrarysChoiceIsAmongItsOwnAlgorithms) {
   EXPECT_EQ(cpu.libraryCandidates(Collective::AllReduce), cpu.candidates(Collective::AllReduce));
 }
 
+// auto for cclab's implementation (--impl cclab) picks among cclab's own algorithms, each with
+// its calibration: on the Zen 5 VM's shipped calibration the reduce is cclab's ring or its
+// binomial tree, never the simulator's chain, which is the ring reduce's plan without its fit
+// and was priced below cclab's pick at some sizes when auto offered it.
+TEST(Model, AutoForCclabPicksAmongItsOwnAlgorithms) {
+  const Predictor predictor(loadCluster(std::string(CCLAB_SOURCE_DIR) + "/models/calibrations/cpu-2core-amd-epyc-zen5-shm.json"));
+  EXPECT_EQ(predictor.ownCandidates(Collective::Reduce), (std::vector<std::string_view>{"ring", "tree"}));
+  int chainCheaper = 0;
+  for (int n = 2; n <= 5; ++n) {
+    for (double bytes = 8; bytes <= 16 * 1024 * 1024; bytes *= 4) {
+      const Prediction own = predictor.predict(Query{Collective::Reduce, kSimulatorPicks, bytes, n, 1, false, "cclab"});
+      EXPECT_TRUE(own.algo == "ring" || own.algo == "tree") << n << " ranks, " << bytes << ": " << own.algo;
+      EXPECT_TRUE(own.calibrated) << n << " ranks, " << bytes;
+      chainCheaper += predictor.predict(Query{Collective::Reduce, "chain", bytes, n, 1, false, "cclab"}).timeUs < own.timeUs;
+    }
+  }
+  EXPECT_GT(chainCheaper, 0);  // what auto picked before it kept to cclab's own
+}
+
 TEST(Model, EveryAlgorithmCclabRunsIsOneTheSimulatorPrices) {
   // One registry of names: what ccbench --algo runs, ccsim --algo prices under the same name.
   const Predictor predictor(loadCluster("dgx-a100"));
