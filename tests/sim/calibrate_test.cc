@@ -532,6 +532,19 @@ TEST(Calibrate, TowardABinomialRootSharedMemoryPaysTheTreesDepth) {
   EXPECT_NEAR(latencies(shm, Collective::Scatter, 3), 2, 0.01);  // away from the root: the rounds
 }
 
+// A binomial tree's plan priced on the described 2-core CPU with its copies as the only cost (no
+// caches, no latencies), one copy a message from 64 KiB, waiting ranks yielding their cores.
+double oneCopyTreeUs(Collective collective, int n, double bytes, bool inPlace, bool ownCopies) {
+  Cluster c = loadCluster("cpu-2core-amd-epyc");
+  c.intra.caches.clear();
+  c.intra.latencyUs = c.intra.oversubscribedLatencyUs = c.intra.rendezvousLatencyUs = 0;
+  c.intra.singleCopyBytes = c.intra.singleCopyRootedBytes = 64 * 1024;
+  c.intra.waitingRanksYield = true;
+  reshape(c, 1, n);
+  const Predictor predictor(c);
+  return priceUs(predictor.plan(collective, "tree", Shape{n, 1}, bytes, inPlace, ownCopies), Shape{n, 1}, predictor.pricing());
+}
+
 // A binomial broadcast of one copy a message on more ranks than cores: its receivers read the
 // root's buffer at once, each on its own core, and out of place cclab's root copies its input to
 // its output beside them (tree_broadcast.cc), so the busiest core copies as many buffers as it has
@@ -541,19 +554,8 @@ TEST(Calibrate, TowardABinomialRootSharedMemoryPaysTheTreesDepth) {
 // 2.06 and 2.50 out of place, 1.13, 1.97 and 1.91 in place; the depth alone (1, 2, 2) had the
 // 3-rank call out of place at half its time.
 TEST(Calibrate, AOneCopyBroadcastCopiesOnItsReceiversCores) {
-  Cluster c = loadCluster("cpu-2core-amd-epyc");
-  c.intra.caches.clear();
-  c.intra.latencyUs = c.intra.oversubscribedLatencyUs = c.intra.rendezvousLatencyUs = 0;
-  c.intra.singleCopyBytes = c.intra.singleCopyRootedBytes = 64 * 1024;
-  c.intra.waitingRanksYield = true;
   const double bytes = 8.0 * 1024 * 1024;
-  auto price = [&](int n, bool inPlace, bool ownCopies) {
-    Cluster shaped = c;
-    reshape(shaped, 1, n);
-    const Predictor predictor(shaped);
-    return priceUs(predictor.plan(Collective::Broadcast, "tree", Shape{n, 1}, bytes, inPlace, ownCopies), Shape{n, 1},
-                   predictor.pricing());
-  };
+  auto price = [&](int n, bool inPlace, bool ownCopies) { return oneCopyTreeUs(Collective::Broadcast, n, bytes, inPlace, ownCopies); };
   const double one = price(2, false, true);
   const std::array<double, 3> outOfPlace = {2, 2, 3}, inPlace = {1, 2, 2};
   for (int n = 3; n <= 5; ++n) {
@@ -573,18 +575,8 @@ TEST(Calibrate, AOneCopyBroadcastCopiesOnItsReceiversCores) {
 // a 3-rank scatter at 4/3 of 2 ranks' time: measured off the caches on the Zen 5 VM
 // (algorithms-shm-off-cache, 8 MiB, over 2 ranks in place) 0.72 in place, 1.52 out of place.
 TEST(Calibrate, ABinomialGatherAndScatterCopyRunsOnTheReceiversCores) {
-  Cluster c = loadCluster("cpu-2core-amd-epyc");
-  c.intra.caches.clear();
-  c.intra.latencyUs = c.intra.oversubscribedLatencyUs = c.intra.rendezvousLatencyUs = 0;
-  c.intra.singleCopyBytes = c.intra.singleCopyRootedBytes = 64 * 1024;
-  c.intra.waitingRanksYield = true;
   const double bytes = 8.0 * 1024 * 1024;
-  auto price = [&](Collective collective, int n, bool inPlace) {
-    Cluster shaped = c;
-    reshape(shaped, 1, n);
-    const Predictor predictor(shaped);
-    return priceUs(predictor.plan(collective, "tree", Shape{n, 1}, bytes, inPlace, true), Shape{n, 1}, predictor.pricing());
-  };
+  auto price = [&](Collective collective, int n, bool inPlace) { return oneCopyTreeUs(collective, n, bytes, inPlace, true); };
   struct Blocks {
     Collective collective;
     std::array<double, 4> inPlace, outOfPlace;  // at 2-5 ranks
