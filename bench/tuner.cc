@@ -64,7 +64,16 @@ TuningCluster tuningCluster(const std::string& clusterOption, const sim::DeviceI
     if (onGpu || sameCores) break;
   }
   if (closest.empty()) throw InputError("--algo auto: no cluster preset to tune on (give --cluster)");
-  return shippedFor(closest, fmt::format("preset {}'s machine, the closest: no preset matches '{}'", closest, device.name), onGpu, transport);
+  TuningCluster tuning =
+      shippedFor(closest, fmt::format("preset {}'s machine, the closest: no preset matches '{}'", closest, device.name), onGpu, transport);
+  // Its cores are this machine's: whether ranks outnumber the cores (and wait by yielding them) is
+  // a fact of the host, and a 2-core preset would price 4 ranks on 16 cores as sharing two.
+  // scripts/describe_cpu_host.sh writes a description of the machine itself, to calibrate.
+  if (!onGpu && device.cpuCores > 0 && tuning.cluster.intra.cores != device.cpuCores) {
+    tuning.source += fmt::format(", with this machine's {} cores for its {}", device.cpuCores, tuning.cluster.intra.cores);
+    tuning.cluster.intra.cores = device.cpuCores;
+  }
+  return tuning;
 }
 
 SingleCopy describedSingleCopy(const std::string& clusterOption, const sim::DeviceIdentity& device) {

@@ -10,8 +10,13 @@
 # fraction of a microsecond time a start-up, not a steady state (docs/ccbench.md, "Timing and
 # checking"); the sweeps committed before 2026-11-30 ran -n 20 alone.
 #
+# On a machine no preset describes it first runs scripts/describe_cpu_host.sh <machine-name>, which
+# writes models/clusters/<machine-name>.json for it: the calibration is then that preset's.
+#
 # Usage: scripts/measure_cpu_algorithms.sh <machine-name> [max-size]   (after scripts/test.sh built
-# it; CCBENCH=<path> and CCSIM=<path> run another build's tools; CALIBRATE_ONLY=1 skips the sweeps;
+# it; CCBENCH=<path> and CCSIM=<path> run another build's tools; MODELS=<dir> reads and writes the
+# descriptions there (a copy of models/, the tools' CCLAB_MODELS) instead, RESULTS=<dir> the sweeps
+# for results/measured/<machine-name>; CALIBRATE_ONLY=1 skips the sweeps;
 # TRANSPORT=shm runs cclab through the shared memory transport, into algorithms-shm/ and
 # models/calibrations/<preset>-shm.json, the calibration `--algo auto --transport shm` tunes on;
 # FAMILIES="linear" sweeps only those families and recalibrates on them with the committed rest;
@@ -30,14 +35,18 @@ max=${2:-16M}
 ccbench=${CCBENCH:-build/bin/ccbench}
 ccsim=${CCSIM:-build/bin/ccsim}
 transport=${TRANSPORT:-mpi}
-out="results/measured/$machine/algorithms"
+out="${RESULTS:-results/measured/$machine}/algorithms"
 suffix=""
 [ "$transport" = mpi ] || { out="$out-$transport"; suffix="-$transport"; }
 offCache=()
 [ -z "${OFF_CACHE:-}" ] || { out="$out-off-cache"; offCache=(--off-cache "$OFF_CACHE"); }
 out=${OUT:-$out}
-mkdir -p "$out" models/calibrations
+models=${MODELS:-models}
+[ -z "${MODELS:-}" ] || export CCLAB_MODELS="$(realpath "$MODELS")"
+mkdir -p "$out" "$models/calibrations"
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+# A machine no preset describes: describe it (it says so and writes nothing where one does).
+[ -n "${CALIBRATE_ONLY:-}" ] || [ -f "$models/clusters/$machine.json" ] || CCBENCH="$ccbench" RESULTS="${RESULTS:-results/measured/$machine}" scripts/describe_cpu_host.sh "$machine"
 source scripts/algorithm_families.sh
 for round in $(seq "${FIRST_ROUND:-1}" "${ROUNDS:-1}"); do
   [ -n "${CALIBRATE_ONLY:-}" ] && break  # CALIBRATE_ONLY=1: refit and recheck the committed sweeps
@@ -61,7 +70,7 @@ check=("$out"/*_np[35].json "$out"/*_np[35]-r*.json)
 preset=$(sed -n "s/.* on cluster '\([^']*\)'.*/\1/p" "$out/calibrate.txt" | head -1)
 calibration="$out/calibrated.json"  # OFF_CACHE= or OUT=: the fit stays beside its sweep
 if [ -z "${OFF_CACHE:-}${OUT:-}" ]; then
-  calibration="models/calibrations/$preset$suffix.json"
+  calibration="$models/calibrations/$preset$suffix.json"
   mv "$out/calibrated.json" "$calibration"
 fi
 sed -i "s|# wrote .*|# wrote $calibration|" "$out/calibrate.txt"

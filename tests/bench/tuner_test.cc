@@ -306,6 +306,20 @@ TEST(Tuner, FindsTheClusterShippedForThisMachine) {
   EXPECT_EQ(cpu.cluster.intra.kind, sim::FabricKind::SharedMemory);
   EXPECT_NE(cpu.source.find("closest"), std::string::npos);
   EXPECT_FALSE(cpu.cluster.calibrations.empty()) << cpu.source;
+  // ... priced with this machine's cores: 4 ranks on 8 cores do not share them.
+  EXPECT_EQ(cpu.cluster.intra.cores, 8);
+  EXPECT_NE(cpu.source.find("with this machine's 8 cores for its 2"), std::string::npos) << cpu.source;
+  const TuningCluster cpuShm = tuningCluster("", {"Some Other CPU", 8}, false, "shm");
+  EXPECT_EQ(cpuShm.cluster.intra.cores, 8);
+  sim::Cluster asDescribed = cpuShm.cluster;
+  asDescribed.intra.cores = 2;
+  const SimulatorChooser eight(cpuShm.cluster, 5, 0, 1), two(asDescribed, 5, 0, 1);
+  // No ranks queued on shared cores, yielding them: the binomial broadcast's busiest core serves
+  // its 6 message ends at 5 ranks on 2 cores, and an all_reduce's copies share 2 cores.
+  EXPECT_LT(eight.predictUs(Collective::Broadcast, "tree", 8, false), 0.8 * two.predictUs(Collective::Broadcast, "tree", 8, false));
+  for (const char* algo : {"tree", "ring", "rd"}) {
+    EXPECT_LT(eight.predictUs(Collective::AllReduce, algo, 1 << 20, false), two.predictUs(Collective::AllReduce, algo, 1 << 20, false)) << algo;
+  }
   // A VM of the same size: a preset with as many cores, over shared memory its shm calibration.
   const TuningCluster sameSize = tuningCluster("", {"Some Other CPU", 2}, false, "shm");
   EXPECT_EQ(sameSize.cluster.intra.cores, 2);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A machine no preset describes, end to end: scripts/describe_cpu_host.sh writes its description
+# (what it matches, its cores), ccbench --algo auto tunes on it, scripts/measure_cpu_algorithms.sh
+# sweeps one family, calibrates on 2 and 4 ranks and checks 3 and 5, and auto then tunes on that
+# calibration. All of it in a copy of models/ whose CPU presets match nothing.
+# Usage: describe_cpu_host_test.sh <source-dir> <build-dir> <work-dir>
+set -euo pipefail
+src=$(realpath "$1") build=$(realpath "$2") work=$3
+rm -rf "$work" && mkdir -p "$work" && work=$(realpath "$work")
+models="$work/models"
+cp -rL "$src/models" "$models"
+rm -f "$models"/calibrations/cpu-*.json
+for preset in "$models"/clusters/cpu-*.json; do
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["matches"] = ["no CPU of this test"]; json.dump(d, open(sys.argv[1], "w"), indent=2)' "$preset"
+done
+export CCLAB_MODELS="$models" CCBENCH="$build/bin/ccbench" CCSIM="$build/bin/ccsim" BENCHMARKS="$build/benchmarks"
+export OMPI_MCA_rmaps_base_oversubscribe=1
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+fail() { echo "FAIL: $*"; exit 1; }
+tuned() { "$CCBENCH" broadcast --backend cclab --algo auto --transport shm -b 8 -e 8 -n 1 -w 0 | grep "tuned on"; }
+
+tuned | grep -q "no preset matches" || fail "a preset still matches this machine: $(tuned)"
+MODELS="$models" RESULTS="$work/results" BENCH_MIN_TIME=0.01 REPETITIONS=2 "$src/scripts/describe_cpu_host.sh" test-host
+python3 - "$models/clusters/test-host.json" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+model = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+assert d["name"] == "test-host", d["name"]
+assert d["matches"] == [model], (d["matches"], model)
+assert d["match_cpu_cores"] == d["intra_node"]["cores"] == d["gpus_per_node"] == os.cpu_count(), d["match_cpu_cores"]
+assert d["intra_node"]["bandwidth_gbps"] > 0 and d["gpu"]["peak_tflops"]["fp32"] > 0
+print(f"described: matches {d['matches']}, {d['match_cpu_cores']} cores, copy {d['intra_node']['bandwidth_gbps']} GB/s a core")
+PY
+tuned | grep -q "preset test-host (.*not calibrated)" || fail "auto does not tune on the new description: $(tuned)"
+# Described now: a second run writes nothing.
+MODELS="$models" RESULTS="$work/results" REPETITIONS=2 "$src/scripts/describe_cpu_host.sh" other-name | grep -q "described already"
+[ ! -e "$models/clusters/other-name.json" ] || fail "described twice"
+
+MODELS="$models" RESULTS="$work/results" TRANSPORT=shm FAMILIES=rd "$src/scripts/measure_cpu_algorithms.sh" test-host 64K > "$work/measure.txt"
+[ -s "$models/calibrations/test-host-shm.json" ] || fail "no calibration written"
+grep -q "cclab  *all_reduce  *rd" "$work/results/algorithms-shm/calibrate.txt" || fail "rd not fitted: $(cat "$work/results/algorithms-shm/calibrate.txt")"
+grep -q "cclab  *all_reduce  *rd .* 3 " "$work/results/algorithms-shm/validate.txt" || fail "3 ranks not checked"
+tuned | grep -q "calibrations/test-host-shm.json (calibrated for" || fail "auto does not tune on the calibration: $(tuned)"
+echo "PASS: described, calibrated and tuned on"
