@@ -56,8 +56,10 @@ std::string matchPreset(const std::vector<Measurement>& rows) {
   const std::string device = !first.file.run.gpuModel.empty() ? first.file.run.gpuModel : first.file.run.cpuModel;
   const std::string best = presetForDevice({device, first.file.run.cpuCores, first.file.run.cpuFamily});
   if (best.empty()) {
-    throw InputError(fmt::format("{}: no cluster preset matches its device '{}': name the cluster it was measured on with --cluster",
-                                 rows.front().source, device));
+    // A CPU machine can be described where it runs (docs/ccbench.md, "--algo auto").
+    const std::string describe = first.file.run.gpuModel.empty() ? ", or describe that machine there: scripts/describe_cpu_host.sh <name>" : "";
+    throw InputError(fmt::format("{}: no cluster preset matches its device '{}': name the cluster it was measured on with --cluster{}",
+                                 rows.front().source, device, describe));
   }
   return best;
 }

@@ -103,6 +103,16 @@ TEST_F(Ccsim, CalibrateTellsTheZen5VmByTheFamilyItsFilesRecord) {
   const Outcome amd = ccsim("calibrate " + unknown[0] + " " + unknown[1] + " -o " + fitted);
   ASSERT_EQ(amd.exitCode, 0) << amd.err;
   EXPECT_NE(amd.out.find("on cluster 'cpu-2core-amd-epyc'"), std::string::npos) << amd.out;
+  // A CPU no preset matches: one line that says how to name or describe its machine.
+  results::Json doc = results::Json::parse(slurp(sweep + "rd_np2.json"));
+  doc["run"]["machine"]["cpu_model"] = "Some Other CPU";
+  std::ofstream(unknown[0]) << doc.dump();
+  const Outcome other = ccsim("calibrate " + unknown[0] + " -o " + fitted);
+  EXPECT_EQ(other.exitCode, 2);
+  EXPECT_NE(other.err.find("no cluster preset matches its device 'Some Other CPU': name the cluster it was measured on with --cluster, "
+                           "or describe that machine there: scripts/describe_cpu_host.sh <name>"),
+            std::string::npos)
+      << other.err;
 }
 
 TEST_F(Ccsim, TrainJsonNamesItsUnitsAndAddsUp) {
