@@ -163,9 +163,12 @@ def describe_host(name, bench, kernels, template, out):
 
 
 def write(d, out, summary):
-    with open(out, "w") as f:
+    """Writes d to out whole or not at all: an interrupted run leaves no half-written description."""
+    partial = f"{out}.partial"
+    with open(partial, "w") as f:
         json.dump(d, f, indent=2, ensure_ascii=False)
         f.write("\n")
+    os.replace(partial, out)
     print(f"{summary} -> {out}")
 
 
