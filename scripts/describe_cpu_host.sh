@@ -29,7 +29,8 @@ repetitions=${REPETITIONS:-5}
 
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 # What --algo auto tunes on here says whether a preset matches this machine (bench/tuner.cc).
-tuned=$("$ccbench" broadcast --backend cclab --algo auto --transport shm -b 8 -e 8 -n 1 -w 0 | sed -n 's/.*(tuned on \(.*\)) through.*/\1/p')
+tuned=$("$ccbench" broadcast --backend cclab --algo auto --transport shm -b 8 -e 8 -n 1 -w 0 | sed -n 's/.*(tuned on \(.*\)) \(through\|over\) .*/\1/p')
+[ -n "$tuned" ] || { echo "describe_cpu_host.sh: $ccbench did not say what --algo auto tunes on here" >&2; exit 2; }
 if [ -z "${FORCE:-}" ] && ! grep -q "no preset matches" <<<"$tuned"; then
   echo "describe_cpu_host.sh: this machine is described already: ccbench --algo auto tunes on $tuned; nothing written (FORCE=1 writes $name anyway)"
   exit 0
