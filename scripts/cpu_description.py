@@ -108,7 +108,7 @@ def host_caches(cores):
         if not level.isdigit() or int(level) < 2 or kind not in ("Unified", "Data") or not size[:-1].isdigit():
             continue
         bytes_ = int(size[:-1]) * {"K": 1024, "M": 1024**2, "G": 1024**3}.get(size[-1], 1)
-        sharing = max(1, cpu_count(read("shared_cpu_list")) or 1)
+        sharing = max(1, cpu_count(read("shared_cpu_list")))
         instances = max(1, cores // sharing)
         per_core = sharing == 1
         levels.append({
@@ -120,7 +120,7 @@ def host_caches(cores):
     return sorted(levels, key=lambda c: c["bytes"])
 
 
-def describe_host(name, bench, kernels, template, out):
+def describe_host(name, bench, kernels, template):
     d = json.load(open(template))
     model, family = cpuinfo_field("model name") or "unknown CPU", cpuinfo_field("cpu family")
     cores = int(os.environ.get("CCLAB_CORES", os.cpu_count() or 1))
@@ -176,7 +176,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--host":
         if len(sys.argv) != 7:
             sys.exit(__doc__)
-        d, summary = describe_host(*sys.argv[2:7])
+        d, summary = describe_host(*sys.argv[2:6])
         write(d, sys.argv[6], summary)
         return
     if len(sys.argv) < 5:

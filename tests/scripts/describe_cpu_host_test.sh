@@ -32,6 +32,19 @@ assert d["intra_node"]["bandwidth_gbps"] > 0 and d["gpu"]["peak_tflops"]["fp32"]
 print(f"described: matches {d['matches']}, {d['match_cpu_cores']} cores, copy {d['intra_node']['bandwidth_gbps']} GB/s a core")
 PY
 tuned | grep -q "preset test-host (.*not calibrated)" || fail "auto does not tune on the new description: $(tuned)"
+# The caches as sysfs reports them (many VMs report none): on 8 CPUs an L2 of each CPU's own is
+# per core, an L3 shared by 4 is the node's two instances together; L1 and instruction caches out.
+cache="$work/sys/cpu0/cache"
+for index in 0:1:Data:48K:0 1:1:Instruction:32K:0 2:2:Unified:1024K:0 3:3:Unified:32768K:0-3; do
+  IFS=: read -r i level type size shared <<<"$index"
+  mkdir -p "$cache/index$i"
+  echo "$level" > "$cache/index$i/level"; echo "$type" > "$cache/index$i/type"
+  echo "$size" > "$cache/index$i/size"; echo "$shared" > "$cache/index$i/shared_cpu_list"
+done
+CCLAB_SYSFS_CPU="$work/sys" CCLAB_CORES=8 python3 "$src/scripts/cpu_description.py" --host eight "$work/results/cpu_gemm_bench.txt" \
+  "$work/results/reduce_kernels_bench.txt" "$models/clusters/test-host.json" "$work/eight.json" > /dev/null
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["intra_node"]["caches"]
+assert [(x["bytes"], x["per_core"]) for x in c] == [(1 << 20, True), (64 << 20, False)], c' "$work/eight.json"
 # Described now: a second run writes nothing.
 MODELS="$models" RESULTS="$work/results" REPETITIONS=2 "$src/scripts/describe_cpu_host.sh" other-name | grep -q "described already"
 [ ! -e "$models/clusters/other-name.json" ] || fail "described twice"
