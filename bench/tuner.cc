@@ -53,15 +53,26 @@ TuningCluster tuningCluster(const std::string& clusterOption, const sim::DeviceI
   if (!preset.empty()) return shippedFor(preset, fmt::format("'{}'", device.name), onGpu, transport);
   // No preset names the device: the closest of its kind. On the CPU a shared-memory preset with as
   // many cores if there is one (a VM of the same size runs the same transport and the same
-  // oversubscription), and its calibration: a fitted machine prices the algorithms' relative costs
-  // closer than described constants do.
+  // oversubscription), then one of the same vendor (the device name's first word, "AMD" or
+  // "Intel(R)", among its `matches`: its memcpy and single-copy thresholds are the nearer), and its
+  // calibration: a fitted machine prices the algorithms' relative costs closer than described
+  // constants do.
+  const std::string vendor = device.name.substr(0, device.name.find(' '));
+  auto sameVendor = [&](const sim::Cluster& c) {
+    if (vendor.empty() || !c.document.contains("matches")) return false;
+    for (const auto& m : c.document["matches"]) {
+      if (m.is_string() && m.get<std::string>().rfind(vendor, 0) == 0) return true;
+    }
+    return false;
+  };
   std::string closest;
+  int closestScore = -1;
   for (const std::string& name : sim::presetNames()) {
     const sim::Cluster c = sim::loadCluster(name);
     if ((c.intra.kind == sim::FabricKind::SharedMemory) == onGpu) continue;
-    const bool sameCores = !onGpu && c.intra.cores == device.cpuCores;
-    if (closest.empty() || sameCores) closest = name;
-    if (onGpu || sameCores) break;
+    const int score = onGpu ? 0 : 2 * (c.intra.cores == device.cpuCores) + sameVendor(c);
+    if (score > closestScore) closest = name, closestScore = score;  // ties: the first by name
+    if (onGpu) break;
   }
   if (closest.empty()) throw InputError("--algo auto: no cluster preset to tune on (give --cluster)");
   TuningCluster tuning =

@@ -27,8 +27,9 @@ struct TuningCluster {
 // device: models/calibrations/<preset>.json of the preset whose `matches` name the device (with
 // transport "shm" on the CPU, <preset>-shm.json where it is shipped), else that preset. Where no
 // preset names the device, the closest preset the same way (its calibration, else itself): on the
-// CPU a shared-memory preset with as many cores, else the first shared-memory one; on GPUs the
-// first GPU preset. Throws InputError for a cluster that cannot be read.
+// CPU a shared-memory preset with as many cores, else one of the same vendor, else the first
+// shared-memory one, priced with the device's cores; on GPUs the first GPU preset. Throws
+// InputError for a cluster that cannot be read.
 TuningCluster tuningCluster(const std::string& clusterOption, const sim::DeviceIdentity& device, bool onGpu,
                             const std::string& transport = "mpi");
 

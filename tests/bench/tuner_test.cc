@@ -320,6 +320,13 @@ TEST(Tuner, FindsTheClusterShippedForThisMachine) {
   for (const char* algo : {"tree", "ring", "rd"}) {
     EXPECT_LT(eight.predictUs(Collective::AllReduce, algo, 1 << 20, false), two.predictUs(Collective::AllReduce, algo, 1 << 20, false)) << algo;
   }
+  // Of the same vendor where no core count matches: an 8-core Intel machine tunes on the Intel VM's
+  // preset (priced with its own 8 cores), an unknown vendor on the first.
+  const TuningCluster intel = tuningCluster("", {"Intel(R) Xeon(R) Platinum 8480+", 8}, false, "shm");
+  EXPECT_EQ(intel.cluster.name.rfind("cpu-2core-intel-xeon", 0), 0u) << intel.source;
+  EXPECT_EQ(intel.cluster.intra.cores, 8);
+  EXPECT_EQ(tuningCluster("", {"AMD EPYC 9654 96-Core Processor", 8}, false, "shm").cluster.name.rfind("cpu-2core-amd-epyc", 0), 0u);
+  EXPECT_EQ(cpu.cluster.name, "cpu-2core-amd-epyc");  // no vendor in common: the first shared-memory preset by name
   // A VM of the same size: a preset with as many cores, over shared memory its shm calibration.
   const TuningCluster sameSize = tuningCluster("", {"Some Other CPU", 2}, false, "shm");
   EXPECT_EQ(sameSize.cluster.intra.cores, 2);
