@@ -11,7 +11,7 @@
 #
 # Usage: scripts/describe_cpu_host.sh <name>   (after scripts/test.sh built it; CCBENCH=<path>,
 # BENCHMARKS=<dir> run another build's tools; TEMPLATE=<preset> picks the template, default the
-# 2-core preset of the CPU's vendor; MODELS=<dir> reads and writes the descriptions there (a copy of
+# preset --algo auto takes as the closest (as many cores, else the same vendor); MODELS=<dir> reads and writes the descriptions there (a copy of
 # models/, the tools' CCLAB_MODELS), RESULTS=<dir> the benchmarks' outputs;
 # BENCH_MIN_TIME=<s> and REPETITIONS=<n> (2 or more: the figures are medians) shorten the
 # benchmarks, default 0.2 and 5)
@@ -36,10 +36,13 @@ if [ -z "${FORCE:-}" ] && ! grep -q "no preset matches" <<<"$tuned"; then
   exit 0
 fi
 
-template=${TEMPLATE:-}
-if [ -z "$template" ]; then
-  if grep -q -m1 "^model name.*Intel" /proc/cpuinfo; then template=cpu-2core-intel-xeon; else template=cpu-2core-amd-epyc-zen5; fi
-fi
+# The template: the preset --algo auto takes as this machine's closest (same cores, else vendor),
+# or with FORCE=1 the one that describes it ("models/calibrations/<preset>[-shm].json (calibrated
+# for ..." or "preset <preset> (...; not calibrated)").
+template=${TEMPLATE:-$(sed -n -e "s/.*preset \([^ ']*\)'s machine, the closest.*/\1/p" <<<"$tuned")}
+[ -n "$template" ] || template=$(sed -n -e "s/^.*calibrations\/\([^ ]*\)\.json (calibrated for '.*/\1/p" -e "s/^preset \([^ ]*\) ('.*/\1/p" <<<"$tuned")
+template=${template%-shm}
+[ -n "$template" ] || { echo "describe_cpu_host.sh: no template preset (give TEMPLATE=<preset>)" >&2; exit 2; }
 mkdir -p "$results" "$models/clusters"
 echo "describing this machine as $name (template $template) into $models/clusters/$name.json"
 "$benchmarks/cpu_gemm_bench" --benchmark_min_time="${BENCH_MIN_TIME:-0.2}" --benchmark_repetitions="$repetitions" \
