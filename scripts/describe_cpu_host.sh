@@ -11,10 +11,10 @@
 #
 # Usage: scripts/describe_cpu_host.sh <name>   (after scripts/test.sh built it; CCBENCH=<path>,
 # BENCHMARKS=<dir> run another build's tools; TEMPLATE=<preset> picks the template, default the
-# preset --algo auto takes as the closest (as many cores, else the same vendor); MODELS=<dir> reads and writes the descriptions there (a copy of
-# models/, the tools' CCLAB_MODELS), RESULTS=<dir> the benchmarks' outputs;
-# BENCH_MIN_TIME=<s> and REPETITIONS=<n> (2 or more: the figures are medians) shorten the
-# benchmarks, default 0.2 and 5)
+# preset --algo auto takes as the closest (as many cores, else the same vendor); MODELS=<dir>
+# reads and writes the descriptions there (a copy of models/, the tools' CCLAB_MODELS),
+# RESULTS=<dir> the benchmarks' outputs; BENCH_MIN_TIME=<s> and REPETITIONS=<n> (2 or more: the
+# figures are medians) shorten the benchmarks, default 0.2 and 5)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 name=${1:?usage: $0 <name>}
