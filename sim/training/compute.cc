@@ -107,7 +107,7 @@ namespace {
 // Kernels one layer launches, by execution: fused (Megatron-LM's fused bias+GeLU, bias+dropout+
 // residual, layer norm and softmax kernels; torch.compile) or eager PyTorch (a kernel per operator:
 // each norm, bias, activation, dropout and residual add on its own). Counted from the operators of
-// a GPT block (docs/training.md, "Overheads"): forward 8 fused / 22 eager, backward about twice.
+// a GPT block (docs/training.md, "The step as a timeline"): forward 8 fused / 22 eager, backward about twice.
 struct KernelCounts {
   int forward, backward;
   double elementwiseTraffic;  // memory traffic of the element-wise work relative to fused kernels

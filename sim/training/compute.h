@@ -1,6 +1,6 @@
 #pragma once
 
-// FLOPs and compute time of training (docs/simulator.md, "Training compute"). FLOPs count every
+// FLOPs and compute time of training (docs/training.md, "Compute time"). FLOPs count every
 // matrix multiply: 6 per parameter per token for forward + backward plus attention, as
 // Megatron-LM counts them. Time prices each kernel on the GPU: GEMMs at the peak times the
 // efficiency their smallest dimension reaches (tensor parallelism makes matrices smaller),

@@ -1,6 +1,6 @@
 #pragma once
 
-// Memory per GPU (docs/simulator.md, "Training memory"): model states by data-parallel scheme
+// Memory per GPU (docs/training.md, "Memory per GPU"): model states by data-parallel scheme
 // (the ZeRO paper's accounting), what offload moves to the host or NVMe, activations after
 // Korthikanti et al. 2022 with what a pipeline stage keeps in flight, the output logits, and the
 // buffers and framework allowance that estimators that stop at model states leave out.

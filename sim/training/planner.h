@@ -4,7 +4,7 @@
 // data/tensor/pipeline sizes, virtual stages, ZeRO stage, micro-batch and recompute — drops those
 // that do not divide or do not fit in memory, and keeps the fastest by step time. Every layout is
 // priced by its closed forms first (cheap, and a lower bound on the timeline); only those that
-// could still enter the list are simulated (docs/training.md, "Planning").
+// could still enter the list are simulated (docs/training.md, "The planner").
 
 #include <vector>
 

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Every pointer into the documentation names a section that is there.
+
+The sources, scripts and documents point at sections as `docs/simulator.md, "Off the caches"`
+(a file, then the start of a heading or of a paragraph's bold lead), and the documents point
+within themselves as `"Roots write in turn" below`. A section renamed or moved leaves such a
+pointer dangling; this check finds it. Pointers wrapped over lines, in comments too, are read
+whole.
+
+usage: check_doc_refs.py ROOT [FILE...]   (default: every file git tracks under ROOT, not results/)
+Prints one line per dangling pointer, "FILE: points at DOC, "TITLE": no such section", and exits 1
+if there is one.
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+TEXT_SUFFIXES = {".md", ".cc", ".h", ".cu", ".cuh", ".py", ".sh", ".txt", ".cmake", ".json", ".csv"}
+# A line break inside a pointer, with the comment marker or list indent of the next line.
+WRAP = re.compile(r"\s*\n\s*(?:(?://|#)(?!#)\s*)?")
+# docs/x.md, "Title"  |  x.md: "Title"  |  README.md, "Title"
+FILE_POINTER = re.compile(r'(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.md)[,:]? "([^"\n]{3,}?)"')
+# "Title" below / above, inside a document.
+SAME_DOC_POINTER = re.compile(r'"([^"\n]{3,}?)"\)?,? (?:below|above)\b')
+
+
+def normalize(title):
+    """Compare titles without markup, case or spacing."""
+    title = re.sub(r"[`*_]", "", title)
+    return re.sub(r"\s+", " ", title).strip().lower().rstrip(".:,;")
+
+
+def sections(doc_text):
+    """The titles one can point at: headings, and the bold leads that open paragraphs or items
+    (read to their closing ** across lines); a title after a colon ("H100 (fifth session): the
+    algorithms beyond the ring") counts on its own too."""
+    titles = []
+    lines = doc_text.splitlines()
+    for i, line in enumerate(lines):
+        heading = re.match(r"#{1,6}\s+(.*)", line)
+        if heading:
+            titles.append(normalize(heading.group(1)))
+        if re.match(r"\s*(?:[-*]\s+|\d+\.\s+)?\*\*", line):
+            paragraph = " ".join(lines[i:i + 6])
+            lead = re.match(r"\s*(?:[-*]\s+|\d+\.\s+)?\*\*(.+?)\*\*", paragraph)
+            if lead:
+                titles.append(normalize(lead.group(1)))
+    titles += [t.split(": ", 1)[1] for t in titles if ": " in t]
+    return titles
+
+
+def resolve(root, source, doc):
+    """The document a pointer names: as written, under docs/, or beside the pointing file."""
+    for candidate in (root / doc, root / "docs" / Path(doc).name, source.parent / doc):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def points_at(titles, title):
+    """A pointer names the start of a title; "…" in it stands for any words."""
+    parts = [re.escape(part.strip()) for part in normalize(title).split("…")]
+    wanted = re.compile(r".*?".join(parts))
+    return any(wanted.match(t) for t in titles)
+
+
+def tracked_files(root):
+    """What git tracks (a tree without git: every file but build folders)."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True).stdout
+        names = out.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        names = [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and not p.parts[len(root.parts)].startswith(("build", "."))]
+    return [root / f for f in names if not f.startswith(("results/", "tests/docs/bad/"))]
+
+
+def check(root, files):
+    problems = []
+    cache = {}
+    for path in files:
+        if path.suffix not in TEXT_SUFFIXES or not path.is_file():
+            continue
+        text = WRAP.sub(" ", path.read_text(errors="replace"))
+        rel = path.relative_to(root) if path.is_relative_to(root) else path
+        for match in FILE_POINTER.finditer(text):
+            doc, title = match.group(1), match.group(2)
+            target = resolve(root, path, doc)
+            if target is None:
+                problems.append(f'{rel}: points at {doc}, "{title}": no such document')
+                continue
+            if target not in cache:
+                cache[target] = sections(target.read_text(errors="replace"))
+            if not points_at(cache[target], title):
+                problems.append(f'{rel}: points at {doc}, "{title}": no such section')
+        if path.suffix == ".md":
+            own = cache.setdefault(path, sections(path.read_text(errors="replace")))
+            for match in SAME_DOC_POINTER.finditer(text):
+                if not points_at(own, match.group(1)):
+                    problems.append(f'{rel}: points at "{match.group(1)}" in itself: no such section')
+    return problems
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip().splitlines()[-4], file=sys.stderr)
+        return 2
+    root = Path(argv[1]).resolve()
+    files = [Path(f).resolve() for f in argv[2:]] or tracked_files(root)
+    problems = check(root, files)
+    for p in problems:
+        print(p)
+    print(f"{len(problems)} dangling pointer(s) into the documentation")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
