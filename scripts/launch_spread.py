@@ -4,7 +4,7 @@ from scripts/measure_cpu_algorithms.sh ROUNDS=k's files (<algo>_np<ranks>[-r<i>]
 row of one backend measured in every round, split the rounds into two disjoint pairs every way
 there is, read each pair as its fastest launch or as its median (the mean of the two), and print
 the median |difference| between the pairs' readings, below 64 KiB and from 64 KiB. The reading
-whose pairs agree better is the one a model can be checked against (docs/simulator.md, "Which
+whose pairs agree better is the one a model can be checked against (docs/algorithm-validation.md, "Which
 launch a row stands for").
 
 Usage: scripts/launch_spread.py results/measured/<machine>/algorithms-shm [backend (default cclab)]

@@ -26,7 +26,7 @@ struct Measurement {
 
 // How rows that measured the same thing in several launches become one (mergeRepeats).
 // Fastest: on a shared host slow spells only ever add time, so the fastest launch is the machine
-// undisturbed, and the most repeatable (docs/simulator.md, "Which launch a row stands for").
+// undisturbed, and the most repeatable (docs/algorithm-validation.md, "Which launch a row stands for").
 enum class Launches { Fastest, Median };
 // "fastest" or "median"; anything else is an InputError naming `flag`.
 Launches parseLaunches(const std::string& text, const std::string& flag);

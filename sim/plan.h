@@ -145,7 +145,7 @@ struct Phase {
   // bytes keep this plan's bandwidths). rhd's all_gather and reduce_scatter fold as rd's all_reduce
   // does, one message in and one out (recursive_fold.cc); their own fits, from steps where every
   // rank sends and receives, put a fold's message at 4.8-5.7 us on an H200 where it measures 8-12
-  // (docs/simulator.md, "The fold's messages at rd's latency"). A phase borrows one of the two at most.
+  // (docs/algorithm-validation.md, "The fold's messages at rd's latency"). A phase borrows one of the two at most.
   std::string_view latencyFitOf;
 
   // A planner that adds more than the array holds is a bug in the planner: it throws rather than

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every pointer into the documentation names a section that is there.
 
-The sources, scripts and documents point at sections as `docs/simulator.md, "Off the caches"`
+The sources, scripts and documents point at sections as `docs/training.md, "Compute time"`
 (a file, then the start of a heading or of a paragraph's bold lead), and the documents point
 within themselves as `"Roots write in turn" below`. A section renamed or moved leaves such a
 pointer dangling; this check finds it. Pointers wrapped over lines, in comments too, are read
@@ -19,8 +19,10 @@ from pathlib import Path
 TEXT_SUFFIXES = {".md", ".cc", ".h", ".cu", ".cuh", ".py", ".sh", ".txt", ".cmake", ".json", ".csv"}
 # A line break inside a pointer, with the comment marker or list indent of the next line.
 WRAP = re.compile(r"\s*\n\s*(?:(?://|#)(?!#)\s*)?")
-# docs/x.md, "Title"  |  x.md: "Title"  |  README.md, "Title"
+# <doc>.md, "<title>" with the file as docs/<doc>.md or <doc>.md, then a comma or colon or nothing
 FILE_POINTER = re.compile(r'(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.md)[,:]? "([^"\n]{3,}?)"')
+# [text](<doc>.md#<anchor>): a link to a heading by its GitHub anchor.
+ANCHOR_LINK = re.compile(r"\]\(((?:[\w.-]+/)*[\w-]+\.md)#([^)\s]+)\)")
 # "Title" below / above, inside a document.
 SAME_DOC_POINTER = re.compile(r'"([^"\n]{3,}?)"\)?,? (?:below|above)\b')
 
@@ -48,6 +50,16 @@ def sections(doc_text):
                 titles.append(normalize(lead.group(1)))
     titles += [t.split(": ", 1)[1] for t in titles if ": " in t]
     return titles
+
+
+def anchors(doc_text):
+    """GitHub's anchors of a document's headings: lower case, punctuation dropped, spaces to hyphens."""
+    out = set()
+    for line in doc_text.splitlines():
+        heading = re.match(r"#{1,6}\s+(.*)", line)
+        if heading:
+            out.add(re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-"))
+    return out
 
 
 def resolve(root, source, doc):
@@ -93,6 +105,13 @@ def check(root, files):
                 cache[target] = sections(target.read_text(errors="replace"))
             if not points_at(cache[target], title):
                 problems.append(f'{rel}: points at {doc}, "{title}": no such section')
+        for match in ANCHOR_LINK.finditer(text):
+            doc, anchor = match.group(1), match.group(2)
+            target = resolve(root, path, doc)
+            if target is None:
+                problems.append(f"{rel}: links to {doc}#{anchor}: no such document")
+            elif anchor not in anchors(target.read_text(errors="replace")):
+                problems.append(f"{rel}: links to {doc}#{anchor}: no such heading")
         if path.suffix == ".md":
             own = cache.setdefault(path, sections(path.read_text(errors="replace")))
             for match in SAME_DOC_POINTER.finditer(text):
