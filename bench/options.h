@@ -45,7 +45,7 @@ struct Options {
   // what this machine's description measured (intra_node.single_copy_bytes; bench/backends.cc),
   // as NCCL sets its protocol thresholds per platform: the slots were as fast or faster in most
   // cells on the AMD EPYC VM (0), the single copy from 512 KiB on the Intel Xeon VM
-  // (docs/performance.md, "Every message through the slots" and "A second machine").
+  // (docs/auto-vs-mpi.md, "Every message through the slots" and "A second machine").
   std::optional<std::size_t> shmSingleCopyBytes;
   std::optional<std::size_t> shmSingleCopyRootedBytes;  // --shm-single-copy-rooted
   // --host-copy-piece: cclab's own copies of host memory in memcpy calls of this many bytes (0: one

@@ -25,7 +25,7 @@ class HostDevice final : public Device {
  public:
   // Large copies go in memcpy calls of this many bytes, as Open MPI's datatype engine copies (128
   // KiB): one memcpy of many MiB takes glibc's non-temporal-store path, which on the Zen 5 host of
-  // docs/performance.md copies 32-256 MiB about 1.2x slower than cached stores, and on the Intel
+  // docs/auto-vs-mpi.md copies 32-256 MiB about 1.2x slower than cached stores, and on the Intel
   // Xeon host about 1.6x faster (benchmarks/reduce_kernels_bench: copy/256M against
   // host_copy/256M). So it is the machine's to describe (a cluster description's
   // intra_node.copy_piece_bytes, which ccbench applies); 0: one memcpy a copy.

@@ -13,7 +13,7 @@ namespace cclab {
 
 namespace {
 
-// A hypervisor that shadows the guest's page tables (the PVM guests of docs/performance.md,
+// A hypervisor that shadows the guest's page tables (the PVM guests of docs/auto-vs-mpi.md,
 // "Off the caches") traps a process's first read of each page even where MAP_POPULATE filled the
 // guest's tables: about 2 ms a 2 MiB copy on the Zen 5 VM, 7x the copy. One read a page here pays
 // that once, when the mapping is made, not inside the first timed loop that reaches the page.

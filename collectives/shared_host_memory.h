@@ -3,7 +3,7 @@
 // Host buffers the other processes of the host can map, and the mappings of theirs. A large
 // message between processes is otherwise read with process_vm_readv (cross-memory attach, what
 // Open MPI's vader uses), which pins the sender's pages a few at a time: on the Intel Xeon VM of
-// docs/performance.md it copies 64 MiB at about half memcpy's rate. A buffer that lives in a
+// docs/auto-vs-mpi.md it copies 64 MiB at about half memcpy's rate. A buffer that lives in a
 // memfd instead can be mapped by its readers once and then copied with memcpy, as NCCL's
 // ncclMemAlloc gives buffers its peers map and XPMEM lets Open MPI map a peer's buffer.
 //

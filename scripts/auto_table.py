@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table docs/performance.md shows for issue 17's comparison, from scripts/measure_cpu_auto.sh's
+"""The table docs/auto-vs-mpi.md shows for issue 17's comparison, from scripts/measure_cpu_auto.sh's
 outputs: per collective and rank count, cclab's out-of-place algbw over the MPI library's in the same
 launch (ccbench's side-by-side lines), its median over the launches per size, then how many sizes
 are at or above 1.0x, the smallest (with the algorithm auto picked there) and the median over
