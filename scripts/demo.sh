@@ -18,7 +18,8 @@ echo
 echo "== ccsim calibrate: fit this machine's description to what was just measured"
 fitted="results/measured/local/$(hostname)-fitted.json"
 if ! build/bin/ccsim calibrate "$out" -o "$fitted"; then
-  echo "(no preset describes this machine; see docs/simulator.md to write one)"
+  echo "(no preset describes this machine: scripts/describe_cpu_host.sh <name> writes one from its own benchmarks,"
+  echo " scripts/measure_cpu_algorithms.sh <name> calibrates it; docs/ccbench.md, \"--algo auto\")"
 fi
 echo
 echo "== ccsim collective: the same sweep predicted on 4 DGX H100 nodes (32 GPUs)"
