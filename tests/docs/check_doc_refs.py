@@ -93,7 +93,18 @@ def tracked_files(root):
 
 def check(root, files):
     problems = []
-    cache = {}
+    titles, heading_anchors = {}, {}  # per document read, its sections and its headings' anchors
+
+    def sections_of(doc):
+        if doc not in titles:
+            titles[doc] = sections(doc.read_text(errors="replace"))
+        return titles[doc]
+
+    def anchors_of(doc):
+        if doc not in heading_anchors:
+            heading_anchors[doc] = anchors(doc.read_text(errors="replace"))
+        return heading_anchors[doc]
+
     for path in files:
         if path.suffix not in TEXT_SUFFIXES or not path.is_file():
             continue
@@ -105,31 +116,28 @@ def check(root, files):
             if target is None:
                 problems.append(f'{rel}: points at {doc}, "{title}": no such document')
                 continue
-            if target not in cache:
-                cache[target] = sections(target.read_text(errors="replace"))
-            if not points_at(cache[target], title):
+            if not points_at(sections_of(target), title):
                 problems.append(f'{rel}: points at {doc}, "{title}": no such section')
         for match in ANCHOR_LINK.finditer(text):
             doc, anchor = match.group(1), match.group(2)
             target = resolve(root, path, doc)
             if target is None:
                 problems.append(f"{rel}: links to {doc}#{anchor}: no such document")
-            elif anchor not in anchors(target.read_text(errors="replace")):
+            elif anchor not in anchors_of(target):
                 problems.append(f"{rel}: links to {doc}#{anchor}: no such heading")
         if path.suffix == ".md":
-            own = cache.setdefault(path, sections(path.read_text(errors="replace")))
             for match in OWN_ANCHOR_LINK.finditer(text):
-                if match.group(1) not in anchors(path.read_text(errors="replace")):
+                if match.group(1) not in anchors_of(path):
                     problems.append(f"{rel}: links to #{match.group(1)} in itself: no such heading")
             for match in SAME_DOC_POINTER.finditer(text):
-                if not points_at(own, match.group(1)):
+                if not points_at(sections_of(path), match.group(1)):
                     problems.append(f'{rel}: points at "{match.group(1)}" in itself: no such section')
     return problems
 
 
 def main(argv):
     if len(argv) < 2:
-        print(__doc__.strip().splitlines()[-4], file=sys.stderr)
+        print(next(line for line in __doc__.splitlines() if line.startswith("usage:")), file=sys.stderr)
         return 2
     root = Path(argv[1]).resolve()
     files = [Path(f).resolve() for f in argv[2:]] or tracked_files(root)
