@@ -4,7 +4,7 @@
 The sources, scripts and documents point at sections as `docs/training.md, "Compute time"`
 (a file, then the start of a heading or of a paragraph's bold lead), and the documents point
 within themselves as `"Roots write in turn" below`. A section renamed or moved leaves such a
-pointer dangling; this check finds it. Pointers wrapped over lines, in comments too, are read
+pointer dangling, or looking the wrong way; this check finds it. Pointers wrapped over lines, in comments too, are read
 whole.
 
 usage: check_doc_refs.py ROOT [FILE...]   (default: every file git tracks under ROOT; of results/ its .md files)
@@ -25,8 +25,8 @@ FILE_POINTER = re.compile(r'(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.md)[,:]? "([^"\n]{
 ANCHOR_LINK = re.compile(r"\]\(((?:[\w.-]+/)*[\w-]+\.md)#([^)\s]+)\)")
 # [text](#anchor): a link to a heading of the same document.
 OWN_ANCHOR_LINK = re.compile(r"\]\(#([^)\s]+)\)")
-# "Title" below / above, inside a document.
-SAME_DOC_POINTER = re.compile(r'"([^"\n]{3,}?)"\)?,? (?:below|above)\b')
+# "Title" below / above, inside a document (read in the raw text, its line says which way to look).
+SAME_DOC_POINTER = re.compile(r'"([^"]{3,160}?)"\)?,?\s+(below|above)\b')
 
 
 def normalize(title):
@@ -39,18 +39,18 @@ def sections(doc_text):
     """The titles one can point at: headings, and the bold leads that open paragraphs or items
     (read to their closing ** across lines); a title after a colon ("H100 (fifth session): the
     algorithms beyond the ring") counts on its own too."""
-    titles = []
+    titles = []  # (title, line)
     lines = doc_text.splitlines()
     for i, line in enumerate(lines):
         heading = re.match(r"#{1,6}\s+(.*)", line)
         if heading:
-            titles.append(normalize(heading.group(1)))
+            titles.append((normalize(heading.group(1)), i))
         if re.match(r"\s*(?:[-*]\s+|\d+\.\s+)?\*\*", line):
             paragraph = " ".join(lines[i:i + 6])
             lead = re.match(r"\s*(?:[-*]\s+|\d+\.\s+)?\*\*(.+?)\*\*", paragraph)
             if lead:
-                titles.append(normalize(lead.group(1)))
-    titles += [t.split(": ", 1)[1] for t in titles if ": " in t]
+                titles.append((normalize(lead.group(1)), i))
+    titles += [(t.split(": ", 1)[1], i) for t, i in titles if ": " in t]
     return titles
 
 
@@ -72,11 +72,12 @@ def resolve(root, source, doc):
     return None
 
 
-def points_at(titles, title):
-    """A pointer names the start of a title; "…" in it stands for any words."""
+def points_at(titles, title, after=None, before=None):
+    """A pointer names the start of a title; "…" in it stands for any words. `after` / `before`:
+    the title must be on a later / an earlier line than that one (a pointer's "below" / "above")."""
     parts = [re.escape(part.strip()) for part in normalize(title).split("…")]
     wanted = re.compile(r".*?".join(parts))
-    return any(wanted.match(t) for t in titles)
+    return any(wanted.match(t) and (after is None or i > after) and (before is None or i < before) for t, i in titles)
 
 
 def tracked_files(root):
@@ -129,9 +130,14 @@ def check(root, files):
             for match in OWN_ANCHOR_LINK.finditer(text):
                 if match.group(1) not in anchors_of(path):
                     problems.append(f"{rel}: links to #{match.group(1)} in itself: no such heading")
-            for match in SAME_DOC_POINTER.finditer(text):
-                if not points_at(sections_of(path), match.group(1)):
-                    problems.append(f'{rel}: points at "{match.group(1)}" in itself: no such section')
+            raw = path.read_text(errors="replace")
+            for match in SAME_DOC_POINTER.finditer(raw):
+                title, way = re.sub(r"\s+", " ", match.group(1)), match.group(2)
+                line = raw.count("\n", 0, match.start())
+                if not points_at(sections_of(path), title):
+                    problems.append(f'{rel}: points at "{title}" in itself: no such section')
+                elif not points_at(sections_of(path), title, **({"after": line} if way == "below" else {"before": line})):
+                    problems.append(f'{rel}:{line + 1}: points at "{title}" {way}: it is {"above" if way == "below" else "below"}')
     return problems
 
 
