@@ -35,16 +35,21 @@ def normalize(title):
     return re.sub(r"\s+", " ", title).strip().lower().rstrip(".:,;")
 
 
+def headings(doc_text):
+    """A document's headings, each with its line."""
+    for i, line in enumerate(doc_text.splitlines()):
+        heading = re.match(r"#{1,6}\s+(.*)", line)
+        if heading:
+            yield heading.group(1), i
+
+
 def sections(doc_text):
     """The titles one can point at: headings, and the bold leads that open paragraphs or items
     (read to their closing ** across lines); a title after a colon ("H100 (fifth session): the
     algorithms beyond the ring") counts on its own too."""
-    titles = []  # (title, line)
+    titles = [(normalize(heading), i) for heading, i in headings(doc_text)]  # (title, line)
     lines = doc_text.splitlines()
     for i, line in enumerate(lines):
-        heading = re.match(r"#{1,6}\s+(.*)", line)
-        if heading:
-            titles.append((normalize(heading.group(1)), i))
         if re.match(r"\s*(?:[-*]\s+|\d+\.\s+)?\*\*", line):
             paragraph = " ".join(lines[i:i + 6])
             lead = re.match(r"\s*(?:[-*]\s+|\d+\.\s+)?\*\*(.+?)\*\*", paragraph)
@@ -56,12 +61,7 @@ def sections(doc_text):
 
 def anchors(doc_text):
     """GitHub's anchors of a document's headings: lower case, punctuation dropped, spaces to hyphens."""
-    out = set()
-    for line in doc_text.splitlines():
-        heading = re.match(r"#{1,6}\s+(.*)", line)
-        if heading:
-            out.add(re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-"))
-    return out
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading, _ in headings(doc_text)}
 
 
 def resolve(root, source, doc):
