@@ -212,7 +212,15 @@ std::optional<Options> parseOptions(int argc, const char* const* argv, std::ostr
   if (o.minTimeS > 0 && o.warmupIters == 0) throw InputError("--min_time sizes the loop from the warm-up: give -w 1 or more");
   if (threads != 1) throw InputError(fmt::format("-t {}: ccbench runs one thread per process; start more processes with mpirun -np", threads));
   requireAtLeast(o.gpusPerProcess, 1, "-g");
-  requireAtLeast(o.ranksPerNode, 0, "--ranks-per-node");
+  if (app.count("--ranks-per-node") > 0) requireAtLeast(o.ranksPerNode, 1, "--ranks-per-node");  // 0 is the default's "not given"
+  if (app.count("--algo") > 0 && !uses("cclab")) {
+    throw InputError(fmt::format("--algo {}: it chooses cclab's algorithm; the MPI library and NCCL choose their own: add --backend cclab", o.algo));
+  }
+  try {
+    splitList(o.algo);  // a list's names are looked up per collective later; an empty one is refused now
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--algo: {}", e.what()));
+  }
   if (o.algo != sim::kSimulatorPicks && o.algo.find(sim::kSimulatorPicks) != std::string::npos) {
     throw InputError(fmt::format("--algo {}: '{}' picks every algorithm itself and takes no list", o.algo, sim::kSimulatorPicks));
   }

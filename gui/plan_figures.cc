@@ -102,7 +102,7 @@ PlanFigures figuresFrom(const sim::TrainingEstimate& e, const std::string& model
   f.samplesPerSecond = e.samplesPerSecond;
   f.mfu = e.mfu;
   f.hfu = e.hfu;
-  f.bubbleFraction = e.bubbleFraction;
+  f.bubbleShare = e.bubbleShare;
   f.trainSeconds = e.trainSeconds;
   f.gpuHours = e.gpuHours;
   f.costUsd = e.costUsd;

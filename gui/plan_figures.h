@@ -33,7 +33,7 @@ struct PlanFigures {
   std::vector<Segment> stepSeconds;  // compute, each exposed communication, bubble, offload, optimizer
   double stepTotalSeconds = 0;
   bool perSample = false;            // a model without a sequence: samples/s, no tokens/s
-  double tokensPerSecond = 0, samplesPerSecond = 0, mfu = 0, hfu = 0, bubbleFraction = 0;
+  double tokensPerSecond = 0, samplesPerSecond = 0, mfu = 0, hfu = 0, bubbleShare = 0;  // of the simulated step (sim::TrainingEstimate::bubbleShare)
   double trainSeconds = 0, gpuHours = 0, costUsd = 0, trainBudget = 0;
 };
 

@@ -85,7 +85,7 @@ void PlanView::showFigures(const PlanFigures& f) {
   QString text = tr("<b>%1</b> on <b>%2</b> (%3 GPUs): %4<br>").arg(f.model.toHtmlEscaped(), f.cluster.toHtmlEscaped()).arg(f.gpus).arg(f.layout);
   text += describeThroughput(f);
   if (!f.statesOnly) {
-    text += tr(" · HFU %1% · pipeline bubble %2% of the step").arg(100 * f.hfu, 0, 'f', 1).arg(100 * f.bubbleFraction, 0, 'f', 1);
+    text += tr(" · HFU %1% · pipeline bubble %2% of the step").arg(100 * f.hfu, 0, 'f', 1).arg(100 * f.bubbleShare, 0, 'f', 1);
     if (f.trainSeconds > 0) {
       text += tr("<br>To train on %1 %2: <b>%3</b>, %4 GPU-hours").arg(formatCount(f.trainBudget), f.perSample ? tr("samples") : tr("tokens"),
                                                                       formatDuration(f.trainSeconds), formatCount(f.gpuHours));

@@ -61,7 +61,7 @@ QString PlannerView::run(const sim::TrainingSettings& base) {
     const auto start = std::chrono::steady_clock::now();
     const sim::PlanResult result = sim::plan(in.model, in.base, pricer, {top_->value(), maxMicroBatch_->value()});
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    summary_->setText(tr("Explored %1 layouts in %2 ms: %3 do not divide, %4 do not fit, %5 fit.%6")
+    summary_->setText(tr("Explored %1 layouts in %2 ms: %3 do not divide or break a rule, %4 do not fit, %5 fit.%6")
                           .arg(result.explored).arg(ms, 0, 'f', 1).arg(result.notDividing).arg(result.notFitting).arg(result.fitting)
                           .arg(result.best.empty() ? tr(" No layout fits: try more GPUs or offload.") : tr(" Click a plan to load it.")));
     for (const sim::TrainingEstimate& e : result.best) {

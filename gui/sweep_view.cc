@@ -167,7 +167,7 @@ void SweepView::redraw() {
   for (const Point& p : points_) {
     step.push_back({double(p.x), p.figures.stepTotalSeconds});
     mfu.push_back({double(p.x), 100 * p.figures.mfu});
-    bubble.push_back({double(p.x), 100 * p.figures.bubbleFraction});
+    bubble.push_back({double(p.x), 100 * p.figures.bubbleShare});
     memory.push_back({double(p.x), p.figures.memoryTotalGiB});
     if (!p.figures.fits) overflow->append(p.x, p.figures.memoryTotalGiB);
     capacity = p.figures.capacityGiB;

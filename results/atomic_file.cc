@@ -58,6 +58,13 @@ pid_t localWriter(std::string_view entry, std::string_view name) {
   return pid;
 }
 
+// A device, a pipe or a socket: something that exists, and is neither a file nor a folder.
+bool isSpecial(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);  // through links
+  return !ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) && !std::filesystem::is_directory(status);
+}
+
 }  // namespace
 
 std::filesystem::path temporaryPath(const std::filesystem::path& target, std::string_view stage) {
@@ -84,8 +91,22 @@ int removeStaleTemporaries(const std::filesystem::path& target) {
 }
 
 TemporaryFile::TemporaryFile(std::filesystem::path target, std::string_view stage) : target_(std::move(target)) {
-  removeStaleTemporaries(target_);
-  temporary_ = temporaryPath(target_, stage);
+  const bool special = isSpecial(target_);
+  if (special && stage.empty()) {
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) cannotWrite(target_, errno);
+    direct_ = true;
+    return;
+  }
+  std::error_code ec;
+  if (!special && std::filesystem::is_symlink(target_, ec) && std::filesystem::exists(target_, ec)) {
+    const std::filesystem::path pointed = std::filesystem::canonical(target_, ec);
+    if (!ec) target_ = pointed;
+  }
+  // A device's scratch stage goes to the temporary folder, not beside the device.
+  const std::filesystem::path beside = special ? std::filesystem::temp_directory_path() / target_.filename() : target_;
+  removeStaleTemporaries(beside);
+  temporary_ = temporaryPath(beside, stage);
   registered_.emplace(temporary_, RemoveOnInterrupt::Kind::File);  // before it exists: no window without
   fd_ = ::open(temporary_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) {
@@ -98,14 +119,14 @@ TemporaryFile::TemporaryFile(std::filesystem::path target, std::string_view stag
 TemporaryFile::~TemporaryFile() {
   if (fd_ < 0) return;
   ::close(fd_);
-  ::unlink(temporary_.c_str());
+  if (!direct_) ::unlink(temporary_.c_str());
 }
 
 void TemporaryFile::fail(int error) {
   if (fd_ >= 0) {
     ::close(fd_);
     fd_ = -1;
-    ::unlink(temporary_.c_str());
+    if (!direct_) ::unlink(temporary_.c_str());
   }
   registered_.reset();
   cannotWrite(target_, error);
@@ -138,6 +159,12 @@ void TemporaryFile::append(TemporaryFile& source) {
 
 void TemporaryFile::commit() {
   if (fd_ < 0) throw InputError(fmt::format("cannot write '{}': already closed", target_.string()));
+  if (direct_) {  // nothing to sync or rename: the bytes went to the device as written
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) cannotWrite(target_, errno);
+    return;
+  }
   if (::fsync(fd_) != 0) fail(errno);
   const int fd = fd_;
   fd_ = -1;
@@ -189,6 +216,10 @@ void writeFileAtomically(const std::filesystem::path& path, std::string_view con
 void checkWritable(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(fmt::format("cannot write '{}': it is a directory", path.string()));
+  if (isSpecial(path)) {  // a device or a pipe: opening one to probe it could block (a FIFO) or disturb it
+    if (::access(path.c_str(), W_OK) != 0) cannotWrite(path, errno);
+    return;
+  }
   TemporaryFile probe(path);  // created, then removed
 }
 

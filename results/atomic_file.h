@@ -4,6 +4,10 @@
 // when complete. writeFileAtomically() (results.h) is the one-piece case; ResultsWriter streams
 // rows through these.
 //
+// A target that is a device or a pipe (/dev/stdout, /dev/null) is written in place: there is no
+// file to replace, and renaming over it would put a regular file where the device was. A target
+// reached through a symbolic link is replaced where the link points; the link stays.
+//
 // Temporary names are `.<name>.tmp-<pid>-<host>` (and `.<name>.<stage>.tmp-<pid>-<host>` for a
 // scratch stage of the same target), so anyone can tell whose they are: creating one first
 // removes the target's temporaries left by processes of this host that are no longer alive (a
@@ -44,6 +48,7 @@ class TemporaryFile {
   [[noreturn]] void fail(int error);
   std::filesystem::path target_, temporary_;
   int fd_ = -1;
+  bool direct_ = false;  // the target is a device or a pipe: fd_ is the target itself
   std::optional<RemoveOnInterrupt> registered_;
 };
 

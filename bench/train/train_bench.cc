@@ -161,7 +161,12 @@ int runTrainBench(const TrainOptions& o) {
       if (sim::isCollectiveStream(task.stream)) dataComm += task.seconds;
     }
     sim::attributeStage(measuredGraph, timeline);
-    const auto mine = pack(sim::stepTime(timeline), dataComm);
+    sim::StepTime measured = sim::stepTime(timeline);
+    if (config.pp == 1) {  // no pipeline to wait for: the gaps between tasks are the runner's own time
+      measured.overhead += measured.bubble;
+      measured.bubble = 0;
+    }
+    const auto mine = pack(measured, dataComm);
     std::vector<double> all(rank == 0 ? static_cast<std::size_t>(size) * kSampleDoubles : 0);
     MPI_Gather(mine.data(), kSampleDoubles, MPI_DOUBLE, all.data(), kSampleDoubles, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     last = std::move(times);
@@ -236,7 +241,11 @@ int runTrainBench(const TrainOptions& o) {
   m.ranks = size;
   m.globalBatch = config.globalBatch;
   m.peakAllocatedBytes = peakMemory;
-  m.settings = sim::toJson(settings);
+  // The record replays as a plan file (ccsim calibrate --training, ccreport accuracy), which
+  // ccsim plan reads: it carries the global batch it ran, given or not.
+  sim::TrainingSettings recorded = settings;
+  recorded.globalBatch = config.globalBatch;
+  m.settings = sim::toJson(recorded);
   // The prediction beside it: the simulated step, except that sleeping compute takes no core and
   // no memory bandwidth, so a sleeping step is the same graph with nothing shared (on a CPU
   // description the step model otherwise charges ranks that share cores for sharing them).

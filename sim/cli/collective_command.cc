@@ -1,5 +1,6 @@
 // ccsim collective: a predicted sweep, printed exactly as ccbench prints a measured one.
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -39,6 +40,9 @@ int run(const CollectiveOptions& o) {
     throw InputError(fmt::format("-r {} is not a rank: this cluster has {} (0 to {})", o.root, ranks, ranks - 1));
   }
   const Sweep sweep = o.sweep.parse();  // sizes as ccbench sweeps them (same flags, same rules)
+  if (!o.implementation.empty() && o.implementation != "mpi" && o.implementation != "cclab" && o.implementation != "nccl") {
+    throw InputError(fmt::format("unknown --impl '{}' (valid: mpi, cclab, nccl)", o.implementation));
+  }
 
   const Predictor predictor(cluster);
   if (o.algo != kSimulatorPicks && !isLibraryChoice(o.algo)) predictor.resolve(collective, o.algo);  // fail before printing
@@ -55,12 +59,14 @@ int run(const CollectiveOptions& o) {
     run.ranks.push_back(results::RankPlacement{r, fmt::format("node{}", r / cluster.gpusPerNode), 0, -1, r % cluster.gpusPerNode,
                                                cluster.gpu.name, std::string(results::kPredictedBackend)});
   }
+  const bool calibrated = std::any_of(cluster.calibrations.begin(), cluster.calibrations.end(),
+                                      [&](const Calibration& c) { return c.implementation == o.implementation; });
   auto header = [&](const std::string& firstAlgo) {
     const std::string algoLabel = o.algo == kSimulatorPicks ? "auto (picked per size, below)" : firstAlgo;
     std::string text = fmt::format("# ccsim version {} (cclab commit {}): predictions, not measurements\n", version(), gitCommit());
     text += fmt::format("# Cluster: {} ({}), {} node{} x {} GPUs = {} ranks{}\n#\n# Using devices\n", cluster.name,
                         cluster.description, cluster.nodes, cluster.nodes == 1 ? "" : "s", cluster.gpusPerNode, ranks,
-                        o.implementation.empty() ? "" : fmt::format(", calibration of '{}'", o.implementation));
+                        o.implementation.empty() ? "" : fmt::format(", calibration of '{}'{}", o.implementation, calibrated ? "" : " (none in this cluster: its described figures)"));
     for (const results::RankPlacement& place : run.ranks) text += results::rankLine(place) + "\n";
     if (ranks > kListedRanks) text += fmt::format("#  ... {} more ranks\n", ranks - kListedRanks);
     return text + "#\n" + results::testHeader(collective, results::kPredictedBackend, algoLabel, "");

@@ -58,14 +58,16 @@ int run(const PlanOptions& o) {
   }
   std::string text = fmt::format("# ccsim plan: {} on {} ({} GPUs: {} node{} x {}), global batch {}, seq {}, {} precision\n", model.name,
                                  job.name, base.gpus, job.nodes, job.nodes == 1 ? "" : "s", job.gpusPerNode, base.globalBatch, base.seq,
-                                 base.precision == Precision::Mixed ? "mixed" : "fp32");
-  text += fmt::format("explored {} layouts in {:.2f} s: {} do not divide, {} do not fit, {} simulated and fit, {} pruned by their closed form\n",
+                                 name(base.precision));
+  text += fmt::format("explored {} layouts in {:.2f} s: {} do not divide or break a rule, {} do not fit, {} simulated and fit, {} pruned by their closed form\n",
                       result.explored, seconds, result.notDividing, result.notFitting, result.fitting, result.pruned);
   if (result.tooLarge > 0) {
     text += fmt::format("{} layouts not simulated: more than {:g} tasks in a step (too many micro-batches; a larger micro-batch range helps)\n",
                         result.tooLarge, kMaxStepTasks);
   }
-  if (result.best.empty()) {
+  if (result.best.empty() && result.simulated == 0 && result.tooLarge > 0) {
+    text += "no layout simulated: each that divides has too many micro-batches a step; raise --max-micro-batch or lower --global-batch\n";
+  } else if (result.best.empty()) {
     text += "no layout fits: try more GPUs, a smaller micro-batch range, or --offload with ccsim train\n";
   } else {
     text += table(result);

@@ -1,5 +1,9 @@
 #include "sim/cli/training_options.h"
 
+#include <fmt/format.h>
+
+#include "collectives/errors.h"
+
 namespace cclab::sim::cli {
 
 void TrainingOptions::add(CLI::App& cmd, bool layout) {
@@ -7,7 +11,11 @@ void TrainingOptions::add(CLI::App& cmd, bool layout) {
   layout_ = layout;
   cmd.add_option("--plan", planFile_, "read the settings from a plan file (ccplan's Save plan; keys are these flags' names)");
   forEachSetting(flags_, [&](std::string_view name, auto& field, std::string_view help, SettingScope scope) {
-    if (scope == SettingScope::Layout && !layout) return;
+    if (scope == SettingScope::Layout && !layout) {
+      // Hidden, so that giving one says why rather than "arguments were not expected".
+      cmd.add_option("--" + std::string(name), refusedLayout_[std::string(name)])->group("");
+      return;
+    }
     CLI::Option* option = cmd.add_option("--" + std::string(name), field, std::string(help));
     // Show the defaults of settings that have one (on/off switches, the framework allowance).
     if constexpr (std::is_same_v<std::decay_t<decltype(field)>, std::string>) {
@@ -18,6 +26,12 @@ void TrainingOptions::add(CLI::App& cmd, bool layout) {
 }
 
 TrainingSettings TrainingOptions::settings() const {
+  for (const auto& [name, value] : refusedLayout_) {
+    const CLI::Option* option = cmd_->get_option_no_throw("--" + name);
+    if (option != nullptr && option->count() > 0) {
+      throw InputError(fmt::format("ccsim plan searches the layout itself: leave out --{} (ccsim train takes it)", name));
+    }
+  }
   if (planFile_.empty()) return flags_;
   TrainingSettings merged = readPlanFile(planFile_, /*skipLayout=*/!layout_);
   // Flags given on the command line win over the file: apply just those, through the same JSON.

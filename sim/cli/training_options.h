@@ -4,6 +4,7 @@
 // holds the one table of them) as a flag, plus --plan to read them from a plan file, where flags
 // given on the command line win.
 
+#include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,7 @@ class TrainingOptions {
   bool layout_ = true;
   TrainingSettings flags_;
   std::string planFile_;
+  std::map<std::string, std::string> refusedLayout_;  // plan: layout flags taken only to say why not
   bool json_ = false;
 };
 

@@ -42,16 +42,18 @@ int run(const ValidateOptions& o) {
                           v.errorPct, v.calibrated ? "yes" : "no", v.algo);
     }
   }
+  // A range without rows has no error to show ("-"), not a perfect 0.0.
+  auto percent = [](int rows, double value) { return rows > 0 ? fmt::format("{:.1f}", value) : std::string("-"); };
   text += "# summary: absolute error of the predicted time, by message size\n";
   text += fmt::format("# {:<16} {:>6} {:>12} {:>12}\n", "size", "rows", "median |%|", "max |%|");
   for (const auto& s : report.ranges) {
-    text += fmt::format("  {:<16} {:>6} {:>12.1f} {:>12.1f}\n", s.label, s.rows, s.medianAbsErrorPct, s.maxAbsErrorPct);
+    text += fmt::format("  {:<16} {:>6} {:>12} {:>12}\n", s.label, s.rows, percent(s.rows, s.medianAbsErrorPct), percent(s.rows, s.maxAbsErrorPct));
   }
   if (report.byAlgorithm.size() > 1) {
     text += "# summary by algorithm: median |%| (rows) below 64 KiB and from 64 KiB\n";
     text += fmt::format("# {:<6} {:<15} {:<9} {:>10} {:>6} {:>10} {:>6}\n", "impl", "collective", "algo", "< 64 KiB", "rows",
                         ">= 64 KiB", "rows");
-    auto median = [](const results::ErrorSummary& e) { return e.rows > 0 ? fmt::format("{:.1f}", e.medianAbsErrorPct) : std::string("-"); };
+    auto median = [&](const results::ErrorSummary& e) { return percent(e.rows, e.medianAbsErrorPct); };
     for (const auto& a : report.byAlgorithm) {
       text += fmt::format("  {:<6} {:<15} {:<9} {:>10} {:>6} {:>10} {:>6}\n", a.backend, name(a.collective), a.algo, median(a.small),
                           a.small.rows, median(a.large), a.large.rows);

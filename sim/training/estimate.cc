@@ -41,6 +41,12 @@ TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const C
   e.parameters = parameters;
   e.config = c;
   e.memory = modelStates(parameters / (c.tp * c.pp), c, cluster);
+  // The CUDA context and allocator take their allowance whatever the model (--framework-overhead).
+  MemoryBreakdown& m = e.memory;
+  m.frameworkBytes = c.frameworkBytes;
+  m.other += m.frameworkBytes;
+  m.total += m.frameworkBytes;
+  m.fits = m.total <= m.capacity;
   return e;
 }
 
@@ -112,6 +118,9 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
     if (isCollectiveStream(task.stream)) e.communication += task.seconds;
   }
   const double exposed = s.dpComm + s.shardComm;
+  // The schedule's formula counts fill and drain; the timeline also counts stages waiting on a
+  // slower one (the logits' stage), so the two differ wherever the stages are not alike.
+  e.bubbleShare = c.pp > 1 && s.total > 0 ? s.bubble / s.total : 0.0;
   e.hiddenFraction = e.communication > 0 ? std::clamp(1 - exposed / e.communication, 0.0, 1.0) : 0.0;
 
   // Memory: what the timeline holds at its worst moment on its worst stage, on top of what stays
@@ -135,7 +144,8 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   e.perSample = !tokens;
   e.samplesPerSecond = c.globalBatch / s.total;
   e.tokensPerSecond = tokens ? e.samplesPerSecond * c.seq : 0.0;
-  const double peak = peakFlops(cluster, c.precision) * c.gpus;
+  e.peakFlopsPerGpu = peakFlops(cluster, c.precision);
+  const double peak = e.peakFlopsPerGpu * c.gpus;
   e.mfu = e.flops.modelPerStep / (s.total * peak);
   e.hfu = e.flops.hardwarePerStep / (s.total * peak);
   if (tokens) {

@@ -51,6 +51,8 @@ struct TrainingEstimate {
   double hiddenFraction = 0;   // the share of it hidden behind compute (off the critical path)
   double bubbleFraction = 0;   // share of the step: (p-1)/(vm+p-1)
   double bubbleOverIdeal = 0;  // Megatron's (p-1)/(vm)
+  double bubbleShare = 0;      // share of the simulated step the critical stage waits (step.bubble / step.total)
+  double peakFlopsPerGpu = 0;  // what MFU and HFU are quoted against (bf16 for mixed and fp8)
   double tokensPerSecond = 0, samplesPerSecond = 0;
   double mfu = 0, hfu = 0;
   // The budget: tokens (default 20 per parameter); for a model without a sequence (ResNet-50),

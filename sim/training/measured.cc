@@ -49,9 +49,16 @@ PlanningInputs recordInputs(const results::TrainingMeasurement& m) {
   }
   TrainingSettings settings;
   applyJson(m.settings, settings, m.source + ": settings");
-  PlanningInputs in = planningInputs(settings);
-  resolve(in.base, in.model, in.job);
-  return in;
+  // Records of ccbench train before 2026-12-06 kept the global batch beside the settings only.
+  if (!settings.globalBatch && m.globalBatch > 0 && m.globalBatch < (1L << 30)) settings.globalBatch = static_cast<int>(m.globalBatch);
+  if (!settings.globalBatch) throw InputError(fmt::format("{}: the record gives no global batch (settings \"global-batch\" or \"global_batch\")", m.source));
+  try {
+    PlanningInputs in = planningInputs(settings);
+    resolve(in.base, in.model, in.job);
+    return in;
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: settings: {}", m.source, e.what()));
+  }
 }
 
 TrainingEstimate predictRecord(const results::TrainingMeasurement& m) {

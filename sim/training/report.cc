@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/training/compute.h"
+
 namespace cclab::sim {
 namespace {
 
@@ -74,12 +76,14 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
   j["communication_hidden_fraction"] = e.hiddenFraction;
   j["bubble_fraction"] = e.bubbleFraction;
   j["bubble_over_ideal"] = e.bubbleOverIdeal;
+  j["bubble_share_of_step"] = e.bubbleShare;
   j["tokens_per_s"] = e.perSample ? results::Json() : results::Json(e.tokensPerSecond);
   j["samples_per_s"] = e.samplesPerSecond;
   j["model_flops_per_step"] = e.flops.modelPerStep;
   j["hardware_flops_per_step"] = e.flops.hardwarePerStep;
   j["mfu"] = e.mfu;
   j["hfu"] = e.hfu;
+  j["peak_flops_per_gpu"] = e.peakFlopsPerGpu;
   if (e.perSample) {
     j["train_samples"] = e.trainSamples;
   } else {
@@ -150,15 +154,23 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
                        100 * e.hiddenFraction, e.communication, e.closedForm.total);
     }
     if (c.pp > 1) {
-      r += fmt::format("pipeline bubble   {:.1f}% of the step ((p-1)/(vm+p-1)), {:.1f}% over the ideal ((p-1)/(vm))\n",
-                       100 * e.bubbleFraction, 100 * e.bubbleOverIdeal);
+      r += fmt::format("pipeline bubble   {:.1f}% of the step, simulated (the stage that ends last waiting); the schedule alone: "
+                       "{:.1f}% ((p-1)/(vm+p-1)), {:.1f}% over the ideal ((p-1)/(vm))\n",
+                       100 * e.bubbleShare, 100 * e.bubbleFraction, 100 * e.bubbleOverIdeal);
     }
     if (e.perSample) {
       r += fmt::format("throughput        {} samples/s\n", formatCount(e.samplesPerSecond));
     } else {
       r += fmt::format("throughput        {} tokens/s, {:.4g} samples/s\n", formatCount(e.tokensPerSecond), e.samplesPerSecond);
     }
-    r += fmt::format("utilisation       MFU {:.1f}%, HFU {:.1f}%\n", 100 * e.mfu, 100 * e.hfu);
+    r += fmt::format("utilisation       MFU {:.1f}%, HFU {:.1f}%", 100 * e.mfu, 100 * e.hfu);
+    // FP8 runs are quoted against the 16-bit peak (as NVIDIA and MLPerf quote them), which the
+    // layers' fp8 GEMMs can pass: say so where the figures could read as over 100%.
+    if (c.precision == Precision::Fp8) {
+      r += fmt::format(" of the bf16 peak (the layers' fp8 GEMMs run at up to {:.1f}x it)",
+                       layerGemmPeakFlops(cluster, Precision::Fp8) / e.peakFlopsPerGpu);
+    }
+    r += "\n";
     if (e.perSample && e.trainSamples <= 0) {
       r += "to train on       no budget: give --tokens as a number of samples\n";
     } else {

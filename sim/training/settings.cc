@@ -111,7 +111,8 @@ void TrainingSettings::check() const {
 }
 
 TrainConfig TrainingSettings::config(const Cluster& cluster) const {
-  if (model.empty() == !params.has_value()) throw InputError("give the model: --model <card|config.json>, or --params <count> for model states only");
+  if (!model.empty() && params) throw InputError("give one of --model and --params, not both");
+  if (model.empty() && !params) throw InputError("give the model: --model <card|config.json>, or --params <count> for model states only");
   check();
   TrainConfig c;
   if (!deepspeed.empty()) applyDeepSpeedConfig(deepspeed, c);
@@ -155,8 +156,11 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (!states) throw InputError(fmt::format("unknown --offload '{}' (valid: {})", offload, namesOf(offloadStates())));
   if (*states != OffloadStates::None) c.offloadOptimizer = *device;
   if (*states == OffloadStates::OptimizerAndParameters) c.offloadParams = *device;
-  if (c.offloadParams != OffloadTarget::None && c.sharding != StateSharding::Everything) {
-    throw InputError("offloading parameters needs ZeRO-3 (--zero 3), as in DeepSpeed's ZeRO-Infinity");
+  if (*device == OffloadTarget::Nvme && *states == OffloadStates::None) {
+    throw InputError("--offload-device nvme says where offloaded states go: give --offload optimizer (or optimizer+params) too");
+  }
+  if (!schedule.empty() && c.vpp > 1 && c.schedule != Schedule::Interleaved) {
+    throw InputError(fmt::format("--schedule {} runs one model chunk per stage: --vpp {} needs --schedule interleaved (or leave it out)", schedule, c.vpp));
   }
   if (tokens) c.tokens = *tokens;
   c.statesOnly = params.has_value();
@@ -234,6 +238,9 @@ TrainingRun runTraining(const TrainingSettings& settings) {
   run.modelName = model.name;
   defaultSequence(config, model, settings);
   resolve(config, model, run.job);
+  if (settings.prefetch && config.sharding != StateSharding::Everything && config.sharding != StateSharding::EverythingWithinNode) {
+    throw InputError("--prefetch is the parameter gathers' depth of ZeRO-3 and FSDP: give --zero 3 or --fsdp full_shard|hybrid_shard");
+  }
   TrainingPricer pricer(run.job, config.collectives);
   run.estimate = estimateTraining(model, config, pricer, &run.graph, &run.timeline);
   return run;

@@ -213,6 +213,28 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       lastDataTask = stage.add(std::move(t));
     };
     std::map<int, int> gathered;  // ZeRO-3: the gather task of each layer for the pass in progress
+    // ZeRO-Infinity's parameter offload: before a layer's gather, each rank brings its partition
+    // of the layer back over PCIe (from host memory, or NVMe through it), on the offload stream and
+    // issued as early as the gather's prefetch allows; the gather (or, unsharded, the layer's
+    // compute) waits for it.
+    const double offloadBandwidth = [&] {
+      const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+      if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+        return std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
+      }
+      return pcie;
+    }();
+    auto fetchOffloaded = [&](double unitShard, Pass pass, int after, std::string label) {
+      if (c.offloadParams == OffloadTarget::None || offloadBandwidth <= 0 || unitShard <= 0) return -1;
+      Task t;
+      t.stream = StreamKind::Offload;
+      t.part = Part::Offload;
+      t.pass = pass;
+      t.seconds = unitShard * per.parameters / (gathers && c.dp > 1 ? where.shardRanks : 1) / offloadBandwidth;
+      if (after >= 0) t.after.push_back(after);
+      t.label = std::move(label);
+      return stage.add(std::move(t));
+    };
     int lastCompute = -1;
     for (const ScheduledPass& pass : orders[static_cast<std::size_t>(s)]) {
       const auto [first, end] = chunkLayers(pass.chunk);
@@ -223,30 +245,36 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         // forward, and kept until its gradients are reduce-scattered at the end of the step.
         int rootGather = -1;
         if (gathers && c.dp > 1 && s == 0 && restShard > 0 && mb == 0 && pass.chunk == 0) {
+          const int fetch = fetchOffloaded(restShard, Pass::Forward, -1, "fetch offloaded root unit");
           Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
                                    {Collective::AllGather, restShard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                    "all-gather root unit");
           t.allocatesBytes = restShard * per.parameters;
+          if (fetch >= 0) t.after.push_back(fetch);
           rootGather = stage.add(std::move(t));
         }
         for (int l = first; l < end; ++l) {
           const LayerKind& kind = kindOfLayer(l, layers);
           int gather = -1;
+          // FSDP's forward prefetch: the gather of layer l is issued once the forward of layer
+          // l - 1 - prefetch has finished (at most prefetch + 1 layers gathered at once).
+          const int ahead = l - 1 - c.prefetch;
+          const int issue = ahead >= first && gathered.count(ahead) ? gathered[ahead] : -1;
+          const int fetch = fetchOffloaded(kind.shard, Pass::Forward, issue, fmt::format("fetch offloaded L{} mb{}", l, mb));
           if (gathers && c.dp > 1) {
-            // FSDP's forward prefetch: the gather of layer l is issued once the forward of layer
-            // l - 1 - prefetch has finished (at most prefetch + 1 layers gathered at once).
             Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
                                      {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                      fmt::format("all-gather L{} mb{}", l, mb));
             t.allocatesBytes = kind.shard * per.parameters;
-            const int ahead = l - 1 - c.prefetch;
-            if (ahead >= first && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
+            if (issue >= 0) t.after.push_back(issue);
+            if (fetch >= 0) t.after.push_back(fetch);
             gather = stage.add(std::move(t));
           }
           Task t = make.compute(Pass::Forward, mb, l, kind.times.forward, kind.times.forwardKernels, shaped ? 2 : 0,
                                 fmt::format("fwd L{} mb{}", l, mb));
           if (shaped) t.gemmSet = kind.gemmSets + kForwardGemms, t.memoryBytes = kind.times.forwardMemoryBytes;
           if (gather >= 0) t.after.push_back(gather);
+          else if (fetch >= 0) t.after.push_back(fetch);
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
           t.allocatesBytes = kind.savedBytes + (s == 0 && l == 0 ? biasBytes : 0.0);
           if (gather >= 0) t.freesBytes = kind.shard * per.parameters;  // resharded after forward
@@ -277,29 +305,33 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         for (int l = end - 1; l >= first; --l) {
           const LayerKind& kind = kindOfLayer(l, layers);
           int gather = -1;
+          const int ahead = l + 1 + c.prefetch;
+          const int issue = ahead < end && gathered.count(ahead) ? gathered[ahead] : -1;
+          const int fetch = fetchOffloaded(kind.shard, Pass::Backward, issue, fmt::format("fetch offloaded L{} mb{} (backward)", l, mb));
           if (gathers && c.dp > 1) {
             Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
                                      {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                      fmt::format("all-gather L{} mb{} (backward)", l, mb));
             t.allocatesBytes = kind.shard * per.parameters;
-            const int ahead = l + 1 + c.prefetch;
-            if (ahead < end && gathered.count(ahead)) t.after.push_back(gathered[ahead]);
+            if (issue >= 0) t.after.push_back(issue);
+            if (fetch >= 0) t.after.push_back(fetch);
             gather = stage.add(std::move(t));
           }
+          const int needs = gather >= 0 ? gather : fetch;  // the layer's parameters, on the GPU
           if (kind.times.recompute > 0) {
             Task t = make.compute(Pass::Recompute, mb, l, kind.times.recompute, kind.times.recomputeKernels,
                                   c.recompute == Recompute::Full ? 2 : 0, fmt::format("recompute L{} mb{}", l, mb));
             const bool full = c.recompute == Recompute::Full;
             t.gemmSet = kind.gemmSets + (full ? kForwardGemms : kAttentionGemms);
             t.memoryBytes = full ? kind.times.forwardMemoryBytes : kind.times.attentionMemoryBytes;
-            if (gather >= 0) t.after.push_back(gather);
+            if (needs >= 0) t.after.push_back(needs);
             t.allocatesBytes = kind.recomputedBytes;
             lastCompute = stage.add(std::move(t));
           }
           Task t = make.compute(Pass::Backward, mb, l, kind.times.backward, kind.times.backwardKernels, shaped ? 2 : 0,
                                 fmt::format("bwd L{} mb{}", l, mb));
           if (shaped) t.gemmSet = kind.gemmSets + kBackwardGemms, t.memoryBytes = 2 * kind.times.forwardMemoryBytes;
-          if (gather >= 0) t.after.push_back(gather);
+          if (needs >= 0) t.after.push_back(needs);
           t.allocatesBytes = kind.backwardWorkBytes + (s == 0 && l == layers - 1 ? biasGradientBytes : 0.0);
           t.freesBytes = kind.savedBytes + kind.recomputedBytes + kind.backwardWorkBytes + (gather >= 0 ? kind.shard * per.parameters : 0.0) +
                          (s == 0 && l == 0 ? biasBytes + biasGradientBytes : 0.0);

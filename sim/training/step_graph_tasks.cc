@@ -103,25 +103,6 @@ void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, co
     t.label = "offloaded optimizer step";
     lastOffload = stage.add(std::move(t));
   }
-  if (c.offloadParams != OffloadTarget::None && pcie > 0) {
-    // Each forward and backward fetches the partition from host memory or NVMe (prefetched
-    // under compute): one transfer per micro-batch pass, on the offload stream.
-    double bandwidth = pcie;
-    if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-      bandwidth = std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
-    }
-    for (int k = 0; k < 2 * c.accumulation; ++k) {
-      Task t;
-      t.stream = StreamKind::Offload;
-      t.part = Part::Offload;
-      t.pass = k % 2 ? Pass::Backward : Pass::Forward;
-      t.seconds = end.parameters / c.dp * per.parameters / bandwidth;
-      t.label = "fetch offloaded parameters";
-      const int fetch = stage.add(std::move(t));
-      if (lastOffload < 0) lastOffload = fetch;
-    }
-  }
-
   // The optimizer step on the GPU: memory-bound over the states it updates, after every
   // reduction; then ZeRO-1/2 all-gather the updated parameters. Fused (Megatron-LM's and
   // DeepSpeed's fused Adam, one multi-tensor kernel per ~110 tensors) reads and writes each
@@ -152,6 +133,18 @@ void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, co
     if (end.lastDataTask >= 0) t.after.push_back(end.lastDataTask);
     t.label = "optimizer step";
     lastCompute = stage.add(std::move(t));
+    if (c.offloadParams != OffloadTarget::None && pcie > 0) {
+      // Parameters offloaded without the optimizer: the updated 16-bit partition goes back to the
+      // host (the layers fetch it again next step: buildStepGraph's "fetch offloaded" tasks).
+      Task back;
+      back.stream = StreamKind::Offload;
+      back.part = Part::Offload;
+      back.pass = Pass::Step;
+      back.seconds = updated * per.parameters / pcie;
+      back.after.push_back(lastCompute);
+      back.label = "write back offloaded parameters";
+      stage.add(std::move(back));
+    }
   } else if (lastOffload >= 0) {
     Task t;
     t.stream = StreamKind::Compute;

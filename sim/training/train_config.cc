@@ -159,6 +159,17 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
   if (c.tp > cluster.gpusPerNode) {
     throw InputError(fmt::format("--tp {} spans nodes: tensor parallelism stays within a node of {} GPUs", c.tp, cluster.gpusPerNode));
   }
+  // What DeepSpeed accepts: ZeRO-Offload moves a sharded optimizer (stages 1-3), ZeRO-Infinity the
+  // parameters and anything on NVMe (stage 3). Here, not at the flags, so ccsim plan keeps to them.
+  if (c.offloadOptimizer != OffloadTarget::None && c.sharding == StateSharding::None) {
+    throw InputError("offloading the optimizer needs its states sharded: ZeRO-1, 2 or 3 (--zero) or FSDP, as in DeepSpeed's ZeRO-Offload");
+  }
+  if (c.offloadParams != OffloadTarget::None && c.sharding != StateSharding::Everything) {
+    throw InputError("offloading parameters needs ZeRO-3 (--zero 3), as in DeepSpeed's ZeRO-Infinity");
+  }
+  if ((c.offloadOptimizer == OffloadTarget::Nvme || c.offloadParams == OffloadTarget::Nvme) && c.sharding != StateSharding::Everything) {
+    throw InputError("offloading to NVMe needs ZeRO-3 (--zero 3), as in DeepSpeed's ZeRO-Infinity");
+  }
   if (c.statesOnly) return;
   if (m.architecture == Architecture::Given) {
     if (c.tp > 1 || c.pp > 1) throw InputError(fmt::format("model '{}' gives no layer shapes: only data parallelism (--tp 1 --pp 1)", m.name));
@@ -222,7 +233,7 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     throw InputError(fmt::format("{} with pipeline parallelism is not supported (as in DeepSpeed and Megatron-LM): use ZeRO-0/1 with --pp > 1",
                                  c.shardingName));
   }
-  if (c.sequenceParallel && c.tp == 1) c.sequenceParallel = false;
+  if (c.sequenceParallel && c.tp == 1) c.sequenceParallel = false;  // as Megatron-LM does
 }
 
 }  // namespace cclab::sim

@@ -112,6 +112,11 @@ TEST_F(Ccbench, OutputParsesAsNcclTestsAndAgreesWithJsonAndCsv) {
     EXPECT_EQ(row.iterTimesUs.size(), 3u);
     EXPECT_LE(*row.timeUsMin, *row.timeUsP50);
     EXPECT_LE(*row.timeUsP50, *row.timeUsMax);
+    // The row's time is the mean of its iterations' (the loop's elapsed time also held the
+    // harness's own work between them, which put sub-microsecond rows above their slowest).
+    EXPECT_NEAR(row.timeUs, (row.iterTimesUs[0] + row.iterTimesUs[1] + row.iterTimesUs[2]) / 3, 1e-9 * row.timeUs);
+    EXPECT_LE(*row.timeUsMin, row.timeUs * (1 + 1e-12));
+    EXPECT_LE(row.timeUs, *row.timeUsMax * (1 + 1e-12));
   }
 
   // The rows were streamed to the file as they were measured; the file is still what the results

@@ -67,6 +67,8 @@ TEST_F(CcbenchTrain, WritesARecordAndATraceOfTheMeasuredSteps) {
   EXPECT_GT(*m.peakAllocatedBytes, 1 << 20);
   EXPECT_EQ(m.settings.at("gpus").get<int>(), 2);
   EXPECT_EQ(m.settings.at("scale").get<int>(), 8);
+  EXPECT_EQ(m.settings.at("global-batch").get<int>(), 4);  // what a replay (ccsim calibrate, ccreport) reads
+  EXPECT_EQ(m.parts.at("pipeline_bubble"), 0.0);  // no pipeline: the gaps between tasks are overhead
   EXPECT_EQ(m.run.at("compute").get<std::string>(), "gemm");
 
   const results::Json events = results::parseJson(testing::slurp(trace), "trace").at("traceEvents");
@@ -80,6 +82,17 @@ TEST_F(CcbenchTrain, WritesARecordAndATraceOfTheMeasuredSteps) {
   }
   EXPECT_EQ(ranks, (std::set<int>{0, 1}));
   EXPECT_GT(tasks, 2 * 24);  // 12 layers forward and backward on each rank, and more
+}
+
+// Without --global-batch the step runs micro-batch x dp samples, and the record's settings say
+// so: ccsim calibrate --training and ccreport accuracy replay them as a plan file.
+TEST_F(CcbenchTrain, ARecordCarriesTheGlobalBatchItRan) {
+  const fs::path record = dir_ / "one.json";
+  const Outcome run = train(1, kSmall + " -w 0 -n 1 -J " + record.string());
+  ASSERT_EQ(run.exitCode, 0) << run.out << run.err;
+  const results::TrainingMeasurement m = results::readTraining(record);
+  EXPECT_EQ(m.globalBatch, 2);
+  EXPECT_EQ(m.settings.at("global-batch").get<int>(), 2);  // micro-batch 2 x dp 1
 }
 
 TEST_F(CcbenchTrain, PipelineBubbleIsTheSchedulesWhenComputeSleeps) {

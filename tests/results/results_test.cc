@@ -173,6 +173,17 @@ TEST(Results, BadFilesNameTheFileAndField) {
   EXPECT_THROW(fromJson(doc, "bad.json"), InputError);
   EXPECT_THROW(rowsFromCsv("backend,algo\nmpi\n", "short.csv"), InputError);
   EXPECT_THROW(readResults("/nonexistent.json"), InputError);
+  // Bytes take time to move: a time of 0 is refused, but for one rank in place, which moves none
+  // (what ccsim collective predicts there).
+  doc = toJson(sample());
+  doc["rows"][0]["time_us"] = 0.0;
+  doc["rows"][0]["algbw_gbps"] = 0.0;
+  doc["rows"][0]["busbw_gbps"] = 0.0;
+  EXPECT_EQ(readError(doc), "bad.json: rows[0]: time_us is 0 for 1024 bytes (a measured time is positive)");
+  doc["rows"][0]["nranks"] = 1;
+  EXPECT_EQ(readError(doc), "bad.json: rows[0]: time_us is 0 for 1024 bytes (a measured time is positive)");  // out of place: a copy
+  doc["rows"][0]["in_place"] = true;
+  EXPECT_EQ(readError(doc), "");
 }
 
 TEST(Results, ImportsNcclTestsText) {

@@ -82,6 +82,10 @@ TEST_F(Ccsim, CalibrateThenValidateFromFiles) {
   const auto doc = results::Json::parse(slurp(report));
   EXPECT_EQ(doc["rows"].size(), 26u);  // 13 sizes, out of place and in place
   EXPECT_TRUE(doc["rows"][0]["calibrated"].get<bool>());
+  // A size range without rows shows no error, not a perfect 0.0.
+  const Outcome large = ccsim("validate " + data + "all_reduce_perf.json --cluster " + fitted + " --min-bytes 1M --summary-only");
+  ASSERT_EQ(large.exitCode, 0) << large.err;
+  EXPECT_NE(large.out.find("  < 64 KiB              0            -            -\n"), std::string::npos) << large.out;
 }
 
 // Two VMs call their CPU "AMD EPYC": calibrate takes the Zen 5 one's preset from the CPU family
@@ -135,8 +139,11 @@ TEST_F(Ccsim, TrainJsonNamesItsUnitsAndAddsUp) {
   EXPECT_NEAR(step.at("total").get<double>(), parts, 1e-9 * parts);
   EXPECT_GT(step.at("tp_comm").get<double>(), 0);
   EXPECT_GT(step.at("pipeline_bubble").get<double>(), 0);
-  // dp 4, 16 micro-batches per pipeline of 2 stages: (p-1)/(m+p-1).
+  // dp 4, 16 micro-batches per pipeline of 2 stages: (p-1)/(m+p-1). The simulated step's share is
+  // its own part over its total, and at least the schedule's (the last stage also runs the logits).
   EXPECT_DOUBLE_EQ(j.at("bubble_fraction").get<double>(), 1.0 / 17);
+  EXPECT_DOUBLE_EQ(j.at("bubble_share_of_step").get<double>(), step.at("pipeline_bubble").get<double>() / step.at("total").get<double>());
+  EXPECT_GT(j.at("bubble_share_of_step").get<double>(), 1.0 / 17);
   for (const char* key : {"tokens_per_s", "mfu", "hfu", "train_time_s", "gpu_hours", "cost_usd"}) EXPECT_GT(j.at(key).get<double>(), 0) << key;
   EXPECT_DOUBLE_EQ(j.at("tokens_per_s").get<double>(), 64.0 * 4096 / step.at("total").get<double>());
 }
@@ -222,6 +229,51 @@ TEST_F(Ccsim, TrainAnswersTheZeroPapersQuestionFromAParameterCount) {
   EXPECT_DOUBLE_EQ(m.at("parameters").get<double>() + m.at("gradients").get<double>() + m.at("optimizer_states").get<double>(),
                    (2 + 14.0 / 64) * 7.5e9);
   EXPECT_FALSE(j.contains("step_time_s"));  // no shape, no step time
+  // The CUDA context's allowance is counted here too, as for a model with a shape.
+  EXPECT_DOUBLE_EQ(m.at("other").get<double>(), 2.0 * (1 << 30));
+  const Outcome big = ccsim("train --params 7.5e9 --cluster dgx-a100 --nodes 8 --zero 2 --framework-overhead 50G --json");
+  ASSERT_EQ(big.exitCode, 0) << big.err;
+  const results::Json b = results::Json::parse(big.out);
+  EXPECT_DOUBLE_EQ(b.at("memory_per_gpu_bytes").at("other").get<double>(), 50.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(b.at("memory_per_gpu_bytes").at("total").get<double>() - m.at("total").get<double>(), 48.0 * (1 << 30));
+}
+
+// FP8 runs are quoted against the bf16 peak, which their fp8 GEMMs can pass: the report says so.
+TEST_F(Ccsim, TrainSaysWhatPeakFp8UtilisationIsQuotedAgainst) {
+  const std::string flags = "train --model gpt3-175b --cluster dgx-h100 --nodes 16 --global-batch 1024 --seq 2048 --zero 3 --micro-batch 8 "
+                            "--recompute full --precision ";
+  const Outcome fp8 = ccsim(flags + "fp8");
+  ASSERT_EQ(fp8.exitCode, 0) << fp8.err;
+  EXPECT_NE(fp8.out.find("of the bf16 peak (the layers' fp8 GEMMs run at up to 2.0x it)"), std::string::npos) << fp8.out;
+  const Outcome mixed = ccsim(flags + "mixed --json");
+  ASSERT_EQ(mixed.exitCode, 0) << mixed.err;
+  const results::Json j = results::Json::parse(mixed.out);
+  EXPECT_DOUBLE_EQ(j.at("peak_flops_per_gpu").get<double>(), 989.4e12);  // the H100 SXM's dense bf16
+  EXPECT_NEAR(j.at("mfu").get<double>(),
+              j.at("model_flops_per_step").get<double>() / (j.at("step_time_s").at("total").get<double>() * 128 * 989.4e12), 1e-12);
+}
+
+// ccsim plan keeps to the rules ccsim train does: a DeepSpeed config that offloads parameters
+// (ZeRO-Infinity) leaves ZeRO-3 layouts only, and each plan runs as ccsim train.
+TEST_F(Ccsim, PlanOffersOnlyLayoutsTrainAccepts) {
+  const std::string ds = file("ds.json", R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "nvme"},
+      "offload_optimizer": {"device": "cpu"}}, "bf16": {"enabled": true}})");
+  const Outcome run = ccsim("plan --model llama3-8b --cluster dgx-h100 --global-batch 64 --deepspeed " + ds + " --top 5 --json");
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  const results::Json j = results::Json::parse(run.out);
+  ASSERT_FALSE(j.at("plans").empty());
+  for (const results::Json& p : j.at("plans")) {
+    const results::Json& l = p.at("layout");
+    EXPECT_EQ(l.at("sharding"), "zero3") << l.dump();
+    const Outcome train = ccsim(fmt::format("train --model llama3-8b --cluster dgx-h100 --global-batch 64 --deepspeed {} --tp {} --pp {} "
+                                            "--zero 3 --micro-batch {} --recompute {}",
+                                            ds, l.at("tp").get<int>(), l.at("pp").get<int>(), l.at("micro_batch").get<int>(),
+                                            l.at("recompute").get<std::string>()));
+    EXPECT_EQ(train.exitCode, 0) << train.err;
+  }
+  const Outcome fp8 = ccsim("plan --model llama3-8b --cluster dgx-h100 --global-batch 64 --precision fp8 --top 1");
+  ASSERT_EQ(fp8.exitCode, 0) << fp8.err;
+  EXPECT_NE(fp8.out.find("seq 8192, fp8 precision"), std::string::npos) << fp8.out;
 }
 
 TEST_F(Ccsim, TrainReadsHuggingFaceAndDeepSpeedConfigs) {
@@ -330,7 +382,7 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
        "--warmup"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --offload gpu", "unknown --offload 'gpu'"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --seq 4096", "longer than the model's 1024 learned positions"},
-      {"train --model gpt2 --params 1e9 --cluster dgx-a100", "give the model"},
+      {"train --model gpt2 --params 1e9 --cluster dgx-a100", "give one of --model and --params, not both"},
       {"train --model gpt5 --cluster dgx-a100 --global-batch 8", "gpt5"},
       {"train --model gpt2 --cluster dgx-a100 --deepspeed " + training + "/ds_config_bad_stage.json", "stage: must be from 0 to 3 (got 4)"},
       {"train --model gpt2 --cluster dgx-a100 --deepspeed " + malformed, "not valid JSON"},
@@ -347,6 +399,14 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --params -5 --cluster dgx-a100", "--params must be a number from 1 to 1e+15 (got -5)"},
       {"plan --params 1e9 --cluster dgx-a100 --global-batch 8", "give --model, not --params"},
       {"plan --model gpt2 --cluster dgx-a100 --global-batch 8 --top 0", "--top must be at least 1"},
+      {"plan --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 3", "ccsim plan searches the layout itself: leave out --zero"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 16 --pp 4 --vpp 3 --schedule gpipe", "--vpp 3 needs --schedule interleaved"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --offload optimizer", "offloading the optimizer needs its states sharded"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 2 --offload optimizer --offload-device nvme",
+       "offloading to NVMe needs ZeRO-3"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --offload-device nvme", "give --offload optimizer"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 1 --prefetch 2", "--prefetch is the parameter gathers' depth"},
+      {"collective all_reduce --cluster dgx-a100 --impl bogus", "unknown --impl 'bogus' (valid: mpi, cclab, nccl)"},
   };
   for (const auto& [args, message] : cases) {
     const Outcome run = ccsim(args);

@@ -10,6 +10,7 @@
 #include "collectives/errors.h"
 #include "results/json_reader.h"
 #include "sim/training/calibrate_step.h"
+#include "sim/training/measured.h"
 #include "sim/training/settings.h"
 
 namespace cclab::sim {
@@ -64,6 +65,30 @@ TEST(StepFit, RecoversAKnownInterference) {
   records[0].settings = nullptr;
   EXPECT_THROW(fitStepInterference(records), InputError);
   fs::remove_all(dir);
+}
+
+// ccbench train's records before 2026-12-06 kept the global batch beside their settings, not in
+// them: a record replays with either, and says which record lacks both.
+TEST(StepFit, ARecordsGlobalBatchIsReadBesideItsSettings) {
+  TrainingSettings s;
+  s.model = "gpt2";
+  s.cluster = "dgx-a100";
+  s.gpus = 8;
+  s.globalBatch = 16;
+  results::TrainingMeasurement m;
+  m.source = "old.json";
+  m.settings = toJson(s);
+  const double step = predictRecord(m).step.total;
+  m.settings.erase("global-batch");
+  m.globalBatch = 16;
+  EXPECT_DOUBLE_EQ(predictRecord(m).step.total, step);
+  m.globalBatch = 0;
+  try {
+    predictRecord(m);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "old.json: the record gives no global batch (settings \"global-batch\" or \"global_batch\")");
+  }
 }
 
 TEST(StepFit, RecoversAKnownOversubscriptionOnACpuDescription) {

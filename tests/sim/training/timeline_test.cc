@@ -221,6 +221,41 @@ TEST(Timeline, HybridShardAllReducesEachUnitBehindTheRestOfTheBackward) {
   EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
 }
 
+TEST(Timeline, OffloadedParametersAreFetchedBeforeEachGather) {
+  // ZeRO-Infinity's parameter offload: each layer's partition comes back over PCIe before its
+  // gather, forward and backward, and the gather waits for it; from NVMe (slower) the step is
+  // longer and the fetches show on its critical path as offload.
+  const ModelCard m = gpt(4096, 8, 32);
+  const Cluster node = withoutStepKnobs(nodes("dgx-a100", 1));
+  TrainConfig c = config(8, 16);
+  setZeroStage(c, 3);
+  c.offloadOptimizer = OffloadTarget::Cpu;
+  c.offloadParams = OffloadTarget::Cpu;
+  const Simulated host = run(m, c, node);
+  int gathers = 0, fetches = 0;
+  for (const Task& t : host.graph.tasks) {
+    if (t.label.starts_with("fetch offloaded L")) {
+      ++fetches;
+      EXPECT_EQ(t.stream, StreamKind::Offload);
+      EXPECT_NEAR(t.seconds, 12.0 * 4096 * 4096 * 2 / 8 / (node.host.pcieBandwidthGBps * 1e9), 0.02 * t.seconds);  // a layer's shard
+    }
+    if (!t.label.starts_with("all-gather L")) continue;
+    ++gathers;
+    const bool waits = std::any_of(t.after.begin(), t.after.end(), [&](int i) {
+      return host.graph.tasks[static_cast<std::size_t>(i)].label.starts_with("fetch offloaded L");
+    });
+    EXPECT_TRUE(waits) << t.label;
+  }
+  EXPECT_EQ(gathers, 2 * 8 * host.estimate.config.accumulation);  // each layer, forward and backward, each micro-batch
+  EXPECT_EQ(fetches, gathers);
+  c.offloadParams = OffloadTarget::Nvme;
+  c.offloadOptimizer = OffloadTarget::Nvme;
+  const Simulated nvme = run(m, c, node);
+  EXPECT_GT(nvme.estimate.step.total, host.estimate.step.total);
+  EXPECT_GT(nvme.estimate.step.offload, host.estimate.step.offload);
+  EXPECT_NEAR(sumOfParts(nvme.estimate.step), nvme.estimate.step.total, 1e-9 * nvme.estimate.step.total);
+}
+
 TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
   // A replica group has one rank a node. On a100-400g two GPUs share a 100 Gb/s NIC: with every
   // GPU running its own group's all-reduce, each gets half the NIC, not the whole NIC a group
