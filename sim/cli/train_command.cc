@@ -52,6 +52,16 @@ int run(const TrainOptions& options) {
   if (!options.compare.empty()) {
     if (run.graph.tasks.empty()) throw InputError("--compare needs a model's shape (--model), not --params");
     measured = results::readTraining(options.compare);
+    // A run of other settings is no check of these: where the file says what it ran, it must match.
+    const TrainConfig& c = run.estimate.config;
+    if (measured.globalBatch > 0 && measured.globalBatch != c.globalBatch) {
+      throw InputError(fmt::format("--compare {}: it ran a global batch of {}, the prediction {} (give --global-batch {})", measured.source,
+                                   measured.globalBatch, c.globalBatch, measured.globalBatch));
+    }
+    if (measured.ranks > 0 && measured.ranks != c.gpus) {
+      throw InputError(fmt::format("--compare {}: it ran on {} GPUs, the prediction on {} (give --gpus {})", measured.source, measured.ranks,
+                                   c.gpus, measured.ranks));
+    }
     rows = compareWithMeasurement(run.estimate, measured, options.warmup);
   }
   std::string text;

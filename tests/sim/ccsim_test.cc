@@ -170,6 +170,13 @@ TEST_F(Ccsim, TrainComparesItsPredictionWithAMeasuredRun) {
   ASSERT_EQ(text.exitCode, 0) << text.err;
   EXPECT_NE(text.out.find("exposed communication"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("hidden communication"), std::string::npos) << text.out;
+  // A run of other settings is no check of these: refused where the file says what it ran.
+  const Outcome other = ccsim("train --model gpt2-large --cluster dgx-a100 --gpus 8 --global-batch 64 --compare " + log);
+  EXPECT_EQ(other.exitCode, 2);
+  EXPECT_NE(other.err.find("it ran a global batch of 16, the prediction 64 (give --global-batch 16)"), std::string::npos) << other.err;
+  const Outcome fewer = ccsim("train --model gpt2-large --cluster dgx-a100 --gpus 4 --global-batch 16 --compare " + log);
+  EXPECT_EQ(fewer.exitCode, 2);
+  EXPECT_NE(fewer.err.find("it ran on 8 GPUs, the prediction on 4 (give --gpus 8)"), std::string::npos) << fewer.err;
 }
 
 // A ccbench train record from the CPU holds its process's RSS, not a training peak: no memory row.
