@@ -25,8 +25,11 @@ void checkRow(const Row& row, const std::string& source, const std::string& wher
   auto fail = [&](std::string_view field, const std::string& problem) {
     throw InputError(fmt::format("{}: {}: {} {}", source, where, field, problem));
   };
+  // Up to 1e13 us (four months): a longer "collective" is a broken file, whose ratios would be inf.
   auto time = [&](std::string_view field, double value) {
-    if (!std::isfinite(value) || value < 0) fail(field, fmt::format("must be a finite time of 0 or more microseconds (got {})", value));
+    if (!std::isfinite(value) || value < 0 || value > 1e13) {
+      fail(field, fmt::format("must be a time from 0 to 1e13 microseconds (got {})", value));
+    }
   };
   if (row.nranks < 1 || row.nranks > kMaxRanks) fail("nranks", fmt::format("must be from 1 to {} (got {})", kMaxRanks, row.nranks));
   if (row.root < -1 || row.root >= row.nranks) fail("root", fmt::format("must be -1 or a rank from 0 to {} (got {})", row.nranks - 1, row.root));

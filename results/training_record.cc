@@ -99,7 +99,27 @@ TrainingMeasurement trainingFromJson(const Json& j, const std::string& source) {
   return m;
 }
 
-TrainingMeasurement parseTraining(std::string_view text, const std::string& source) {
+namespace {
+
+// Every format's reader takes positive numbers; what no training step can be (a step of a year, a
+// petabyte on one GPU) is a broken file, said once here for all of them.
+TrainingMeasurement plausible(TrainingMeasurement m) {
+  constexpr double kLongestStepS = 1e7, kLargestBytes = 1e16;
+  for (const TrainingStep& step : m.steps) {
+    if (step.seconds && *step.seconds > kLongestStepS) {
+      throw InputError(fmt::format("{}: step {} takes {:g} s, more than any training step (up to {:g})", m.source, step.index, *step.seconds,
+                                   kLongestStepS));
+    }
+  }
+  for (const auto& [what, bytes] : {std::pair{"peak allocated", m.peakAllocatedBytes}, std::pair{"peak reserved", m.peakReservedBytes}}) {
+    if (bytes && *bytes > kLargestBytes) {
+      throw InputError(fmt::format("{}: {} memory of {:g} bytes is more than a GPU holds (up to {:g})", m.source, what, *bytes, kLargestBytes));
+    }
+  }
+  return m;
+}
+
+TrainingMeasurement parseAnyTraining(std::string_view text, const std::string& source) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && text[first] == '{') {
     const Json j = parseJson(text, source);
@@ -116,6 +136,10 @@ TrainingMeasurement parseTraining(std::string_view text, const std::string& sour
                                "JSON, or a Megatron-LM or DeepSpeed training log)",
                                source));
 }
+
+}  // namespace
+
+TrainingMeasurement parseTraining(std::string_view text, const std::string& source) { return plausible(parseAnyTraining(text, source)); }
 
 TrainingMeasurement readTraining(const std::filesystem::path& path) {
   return parseTraining(readTextFile(path, "training measurement"), path.string());

@@ -184,6 +184,9 @@ TEST(Results, BadFilesNameTheFileAndField) {
   EXPECT_EQ(readError(doc), "bad.json: rows[0]: time_us is 0 for 1024 bytes (a measured time is positive)");  // out of place: a copy
   doc["rows"][0]["in_place"] = true;
   EXPECT_EQ(readError(doc), "");
+  doc = toJson(sample());
+  doc["rows"][1]["time_us"] = 1e308;  // finite, but every ratio against it would be inf
+  EXPECT_EQ(readError(doc), "bad.json: rows[1]: time_us must be a time from 0 to 1e13 microseconds (got 1e+308)");
 }
 
 TEST(Results, ImportsNcclTestsText) {

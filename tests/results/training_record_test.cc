@@ -159,6 +159,10 @@ TEST(TrainingRecord, ForeignOrBrokenInputIsOneLine) {
   EXPECT_NE(refusal(R"({"traceEvents": [{"ph": "X", "name": "ProfilerStep#x", "ts": 0, "dur": 1}]})").find("ProfilerStep#<number>"),
             std::string::npos);
   EXPECT_NE(refusal(R"({"traceEvents": 3})").find("traceEvents: expected an array"), std::string::npos);
+  // Positive but beyond any training run: a broken file, whichever format.
+  EXPECT_EQ(refusal(R"({"max_memory_allocated": 1e300})"), "x.log: peak allocated memory of 1e+300 bytes is more than a GPU holds (up to 1e+16)");
+  EXPECT_EQ(refusal(" iteration 5/10 | elapsed time per iteration (ms): 1e12 |\n"),
+            "x.log: step 5 takes 1e+09 s, more than any training step (up to 1e+07)");
 }
 
 }  // namespace
