@@ -114,6 +114,14 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (!model.empty() && params) throw InputError("give one of --model and --params, not both");
   if (model.empty() && !params) throw InputError("give the model: --model <card|config.json>, or --params <count> for model states only");
   check();
+  if (params) {  // model states only: what shapes a step has nothing to act on
+    for (auto [given, flag] : {std::pair{seq.has_value(), "--seq"}, {microBatch.has_value(), "--micro-batch"},
+                               {globalBatch.has_value(), "--global-batch"}, {vpp.has_value(), "--vpp"}, {!schedule.empty(), "--schedule"},
+                               {!recompute.empty(), "--recompute"}, {recomputeLayers.has_value(), "--recompute-layers"},
+                               {prefetch.has_value(), "--prefetch"}, {scale.has_value(), "--scale"}}) {
+      if (given) throw InputError(fmt::format("--params prices the model states alone: {} has nothing to act on (give --model for a step)", flag));
+    }
+  }
   TrainConfig c;
   if (!deepspeed.empty()) applyDeepSpeedConfig(deepspeed, c);
   c.gpus = gpus.value_or(cluster.gpus());

@@ -404,6 +404,7 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --plan " + file("p4.json", R"({"model": "gpt2", "global-batch": 8})"), "give the cluster"},
       {"plan --cluster dgx-a100 --global-batch 8", "give the model"},
       {"train --params -5 --cluster dgx-a100", "--params must be a number from 1 to 1e+15 (got -5)"},
+      {"train --params 7.5e9 --cluster dgx-a100 --seq 1024", "--params prices the model states alone: --seq has nothing to act on"},
       {"plan --params 1e9 --cluster dgx-a100 --global-batch 8", "give --model, not --params"},
       {"plan --model gpt2 --cluster dgx-a100 --global-batch 8 --top 0", "--top must be at least 1"},
       {"plan --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 3", "ccsim plan searches the layout itself: leave out --zero"},
