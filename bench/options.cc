@@ -275,6 +275,11 @@ void checkForRanks(const Options& options, int nranks) {
     throw InputError(fmt::format("-r {} is not a rank: this run has {} rank{} (0 to {})", options.root, nranks,
                                  nranks == 1 ? "" : "s", nranks - 1));
   }
+  // Emulated nodes are equal, as the hierarchical algorithms need them (said before any output).
+  if (options.ranksPerNode > 0 && (options.ranksPerNode > nranks || nranks % options.ranksPerNode != 0)) {
+    throw InputError(fmt::format("--ranks-per-node {}: {} rank{} do not make equal nodes of {}", options.ranksPerNode, nranks,
+                                 nranks == 1 ? "" : "s", options.ranksPerNode));
+  }
 }
 
 std::vector<std::size_t> sweepSizes(const Options& options) { return cclab::sweepSizes(options.sweep); }

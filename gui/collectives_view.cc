@@ -103,9 +103,9 @@ QString CollectivesView::openResults(const QStringList& paths) {
   } catch (const InputError& e) {
     return QString::fromStdString(e.what());
   }
+  // Show what was opened: its first file's first row's collective and rank count.
+  const results::Row first = read.front().rows.front();
   for (OpenedResults& o : read) opened_.push_back(std::move(o));
-  // Show what was opened: its first row's collective and rank count.
-  const results::Row& first = opened_.back().rows.front();
   {
     const QSignalBlocker a(collective_), b(ranks_);
     collective_->setCurrentIndex(collective_->findData(int(first.collective)));
@@ -161,6 +161,11 @@ QString CollectivesView::calibrate() {
 const sim::Cluster* CollectivesView::cluster() const { return calibrated_ ? &*calibrated_ : base_ ? &*base_ : nullptr; }
 
 void CollectivesView::setCollective(Collective c) { collective_->setCurrentIndex(collective_->findData(int(c))); }
+bool CollectivesView::hasCollective(Collective c) const {
+  return std::any_of(opened_.begin(), opened_.end(), [&](const OpenedResults& o) {
+    return std::any_of(o.rows.begin(), o.rows.end(), [&](const results::Row& r) { return r.collective == c; });
+  });
+}
 void CollectivesView::setBusBandwidth(bool busbw) { metric_->setCurrentIndex(busbw ? 0 : 1); }
 void CollectivesView::setRanks(int ranks) { ranks_->setValue(ranks); }
 void CollectivesView::setPredictionsShown(bool shown) { predictions_->setChecked(shown); }

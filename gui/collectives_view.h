@@ -38,6 +38,7 @@ class CollectivesView : public ChartPage {
   bool calibrated() const { return calibrated_.has_value(); }
   const sim::Cluster* cluster() const;
   void setCollective(Collective collective);
+  bool hasCollective(Collective collective) const;  // some opened row is of it
   void setBusBandwidth(bool busbw);
   void setRanks(int ranks);
   void setPredictionsShown(bool shown);

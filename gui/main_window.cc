@@ -243,9 +243,19 @@ bool MainWindow::openPlan(const QString& path) {
   return true;
 }
 
-bool MainWindow::openTrainingMeasurement(const QString& path) {
+bool MainWindow::openTrainingMeasurement(const QString& path, bool strict) {
+  QStringList differ;
   try {
     const results::TrainingMeasurement record = results::readTraining(path.toStdString());
+    if (record.settings.is_object()) {
+      const results::Json plan = sim::toJson(settings_->settings());
+      for (const char* key : {"model", "cluster", "gpus", "dp", "tp", "pp", "vpp", "zero", "fsdp", "micro-batch", "global-batch", "seq", "scale"}) {
+        if (record.settings.contains(key) && plan.contains(key) && record.settings.at(key) != plan.at(key)) differ << key;
+      }
+    }
+    if (strict && !differ.isEmpty()) {
+      return fail(tr("%1: it ran other settings than the plan's (%2)").arg(path, differ.join(", ")));
+    }
     plan_->setMeasured(measuredFigures(record));
     // With its settings (a ccbench train record) it also goes beside the compare view's pin of them.
     if (record.settings.is_object()) {
@@ -256,7 +266,12 @@ bool MainWindow::openTrainingMeasurement(const QString& path) {
   } catch (const InputError& e) {
     return fail(QString::fromStdString(e.what()));
   }
-  message_->showInfo(tr("Opened %1: the measured step is drawn beside the plan's (Plan view).").arg(path));
+  if (differ.isEmpty()) {
+    message_->showInfo(tr("Opened %1: the measured step is drawn beside the plan's (Plan view).").arg(path));
+  } else {
+    message_->showError(tr("Opened %1, which ran other settings than the plan's (%2): drawn beside it all the same (Plan view).")
+                            .arg(path, differ.join(", ")));
+  }
   showView(View::Plan);
   return true;
 }

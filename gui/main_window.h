@@ -33,7 +33,10 @@ class MainWindow : public QMainWindow {
   // File actions; each returns false and shows the problem in the message bar, changing nothing.
   bool openResults(const QStringList& paths);
   // A measured training run (training_record.h's formats): its bars go beside the plan's.
-  bool openTrainingMeasurement(const QString& path);
+  // A measured step to draw beside the plan. Where the record carries the settings it ran and
+  // they differ from the plan's (model, cluster, layout, batch), `strict` refuses it (--render);
+  // otherwise it is drawn with a warning that says which differ.
+  bool openTrainingMeasurement(const QString& path, bool strict = false);
   // A measured step's trace (ccbench train --trace): drawn under the predicted step (Timeline view).
   bool openMeasuredTrace(const QString& path);
   bool openModel(const QString& path);

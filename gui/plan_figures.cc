@@ -42,7 +42,7 @@ const SegmentStyle<sim::StepTime> kStep[] = {
 MeasuredFigures measuredFigures(const results::TrainingMeasurement& m) {
   MeasuredFigures f;
   f.source = QString::fromStdString(m.source);
-  const results::StepStatistics steps = results::stepStatistics(m, m.steps.size() > 1 ? 1 : 0);
+  const results::StepStatistics steps = results::stepStatistics(m, m.steps.size() > 1 ? 1 : 0);  // the run's first step, unless the record left it out
   if (steps.steps > 0) {
     f.stepTotalSeconds = steps.median;
     double rest = steps.median;

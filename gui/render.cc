@@ -46,7 +46,7 @@ int render(const RenderOptions& o) {
       if (!isTrainingMeasurement(inputs[i])) {
         return badInput(QStringLiteral("--render takes one plan file, then measured training runs or traces (%1 is neither)").arg(inputs[i]));
       }
-      if (!window.openTrainingMeasurement(inputs[i])) return badInput(window.messageBar()->text());
+      if (!window.openTrainingMeasurement(inputs[i], /*strict=*/true)) return badInput(window.messageBar()->text());
     }
   } else {
     if (view != "collectives") return badInput(QStringLiteral("--view %1 needs a plan file (got results)").arg(view.c_str()));
@@ -79,7 +79,9 @@ int render(const RenderOptions& o) {
     c->setPredictionsShown(!o.cluster.empty());
     if (!o.collective.empty()) {
       try {
-        c->setCollective(parseCollective(o.collective));
+        const Collective wanted = parseCollective(o.collective);
+        if (!c->hasCollective(wanted)) return badInput(QStringLiteral("--collective %1: the files have no %1 rows").arg(o.collective.c_str()));
+        c->setCollective(wanted);
       } catch (const InputError& e) {
         return badInput(e.what());
       }

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -116,6 +117,8 @@ int main(int argc, char** argv) {
       compareSettings.latencyBytes = parseSize(latencyBytes, "--latency-bytes");
       if (!ignore.empty()) compareSettings.ignore = parseFields(ignore, "--ignore");
       if (allTrainingMeasurements(baseline) && allTrainingMeasurements(current)) {
+        rejectRepeatedFiles(baseline, "--baseline");
+        rejectRepeatedFiles(current, "--current");
         std::vector<results::TrainingMeasurement> before, after;
         for (const std::string& path : baseline) before.push_back(results::readTraining(path));
         for (const std::string& path : current) after.push_back(results::readTraining(path));
@@ -129,12 +132,23 @@ int main(int argc, char** argv) {
     accuracySettings.minBytes = parseSize(minBytes, "--min-bytes");
     if (allTrainingMeasurements(measured)) {
       if (!predicted.empty()) throw InputError("--predicted: training records are predicted from their settings; give --measured alone");
+      rejectRepeatedFiles(measured, "--measured");
       std::vector<results::TrainingMeasurement> records;
       for (const std::string& path : measured) records.push_back(results::readTraining(path));
       return publish(trainingAccuracy(records, accuracySettings, warmup), outputs);
     }
     if (predicted.empty()) throw InputError("--predicted: the predictions to judge (ccsim collective -J)");
     Side predictions = loadSide(predicted, "--predicted"), measurements = loadSide(measured, "--measured");
+    for (const LoadedRow& row : predictions.rows) {  // a measurement given as the predictions would judge itself
+      if (row.row.backend != results::kPredictedBackend) {
+        throw InputError(fmt::format("--predicted {}: its rows are measurements (backend '{}'), not ccsim collective -J's predictions",
+                                     row.source, row.row.backend));
+      }
+    }
+    if (!measurements.rows.empty() &&
+        std::all_of(measurements.rows.begin(), measurements.rows.end(), [](const LoadedRow& r) { return r.row.backend == results::kPredictedBackend; })) {
+      throw InputError(fmt::format("--measured {}: its rows are predictions (backend 'sim'), not measurements", measurements.rows.front().source));
+    }
     return publish(accuracyDocument(accuracy(std::move(predictions), std::move(measurements), accuracySettings), accuracySettings), outputs);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help: the help of the command asked about, exit 0

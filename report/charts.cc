@@ -128,7 +128,13 @@ std::vector<Chart> chartsOf(const std::vector<std::pair<std::string, SideGroups>
 }
 
 std::string findCcplan(const std::string& flag) {
-  if (!flag.empty()) return flag;  // used as given: a wrong path is reported when it fails to run
+  if (!flag.empty()) {
+    // A path the user named must be there (a bare name is looked up on PATH when it runs).
+    if (flag.find('/') != std::string::npos && !executable(flag)) {
+      throw InputError(fmt::format("--ccplan {}: not an executable file", flag));
+    }
+    return flag;
+  }
   if (const char* env = std::getenv("CCLAB_CCPLAN"); env != nullptr && *env != '\0') return env;
   std::error_code error;
   const fs::path self = fs::read_symlink("/proc/self/exe", error);

@@ -1,17 +1,32 @@
 #include "report/matching.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "collectives/errors.h"
 #include "collectives/sizes.h"
+#include "results/json_reader.h"
 #include "sim/predictor.h"
 
 namespace cclab::report {
 
+void rejectRepeatedFiles(const std::vector<std::string>& paths, std::string_view flag) {
+  std::map<std::string, std::string> seen;  // the file's bytes -> its first name
+  for (const std::string& path : paths) {
+    const std::string bytes = results::readTextFile(path, "results file");
+    const auto [it, fresh] = seen.emplace(bytes, path);
+    if (!fresh) {
+      throw InputError(fmt::format("{}: {} is {} again{}: give each run once", flag, path, it->second,
+                                   path == it->second ? "" : " (the same bytes)"));
+    }
+  }
+}
+
 Side loadSide(const std::vector<std::string>& paths, std::string_view flag) {
   if (paths.empty()) throw InputError(fmt::format("{}: no results files given", flag));
+  rejectRepeatedFiles(paths, flag);
   Side side;
   for (const std::string& path : paths) addToSide(side, results::readResults(path), path);
   return side;

@@ -37,6 +37,10 @@ struct Sides {
   std::vector<std::string> notes() const;  // both sides' notes
 };
 
+// Refuses a file given twice on one side, by name or as a copy of the same bytes: its rows would
+// count twice, and a test of significance would take the repeats as independent samples.
+void rejectRepeatedFiles(const std::vector<std::string>& paths, std::string_view flag);
+
 // Reads every file through the results library. Throws InputError naming `flag` when no file is
 // given, and the file when it is unreadable, of an unknown format or has no rows.
 Side loadSide(const std::vector<std::string>& paths, std::string_view flag);

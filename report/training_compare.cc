@@ -28,8 +28,7 @@ namespace {
 std::vector<double> pooledSteps(const std::vector<results::TrainingMeasurement>& side, int warmup, const char* flag) {
   std::vector<double> steps;
   for (const results::TrainingMeasurement& m : side) {
-    std::vector<double> own = results::stepSeconds(m);
-    if (warmup > 0) own.erase(own.begin(), own.begin() + std::min<std::size_t>(own.size(), static_cast<std::size_t>(warmup)));
+    const std::vector<double> own = results::stepsAfterWarmup(m, warmup);
     steps.insert(steps.end(), own.begin(), own.end());
   }
   if (steps.empty()) throw InputError(fmt::format("{}: no step time after {} warm-up step(s) in its files", flag, warmup));

@@ -21,10 +21,20 @@ std::vector<double> stepSeconds(const TrainingMeasurement& m) {
   return out;
 }
 
-StepStatistics stepStatistics(const TrainingMeasurement& m, int warmup) {
+std::vector<double> stepsAfterWarmup(const TrainingMeasurement& m, int warmup) {
   std::vector<double> times = stepSeconds(m);
+  int leftOut = 0;  // by the tool that wrote the record
+  if (m.run.is_object() && m.run.contains("warmup_steps") && m.run.at("warmup_steps").is_number_integer()) {
+    leftOut = static_cast<int>(std::clamp<long long>(m.run.at("warmup_steps").get<long long>(), 0, 1 << 20));
+  }
+  const int drop = std::max(0, warmup - leftOut);
+  times.erase(times.begin(), times.begin() + std::min<std::size_t>(times.size(), static_cast<std::size_t>(drop)));
+  return times;
+}
+
+StepStatistics stepStatistics(const TrainingMeasurement& m, int warmup) {
+  std::vector<double> times = stepsAfterWarmup(m, warmup);
   StepStatistics s;
-  if (warmup > 0) times.erase(times.begin(), times.begin() + std::min<std::size_t>(times.size(), static_cast<std::size_t>(warmup)));
   if (times.empty()) return s;
   std::sort(times.begin(), times.end());
   s.steps = static_cast<int>(times.size());

@@ -48,11 +48,16 @@ struct TrainingMeasurement {
 // neither (no global batch known) are left out.
 std::vector<double> stepSeconds(const TrainingMeasurement& m);
 
+// The step times after the run's first `warmup` steps: a record that left steps out already
+// (ccbench train's, `run.warmup_steps`) has only the rest to drop, so every tool reads one record
+// the same way whatever it was made with.
+std::vector<double> stepsAfterWarmup(const TrainingMeasurement& m, int warmup);
+
 struct StepStatistics {
   int steps = 0;
   double min = 0, median = 0, p99 = 0, mean = 0;
 };
-// Over the step times after the first `warmup` steps; steps == 0 when there are none.
+// Over stepsAfterWarmup(m, warmup); steps == 0 when there are none.
 StepStatistics stepStatistics(const TrainingMeasurement& m, int warmup = 0);
 
 Json toJson(const TrainingMeasurement& m);

@@ -172,15 +172,19 @@ def write(d, out, summary):
     print(f"{summary} -> {out}")
 
 
+USAGE = ("usage: cpu_description.py BENCH.txt KERNELS.txt PRESET.json OUT.json [DAY]  |  "
+         "cpu_description.py --host NAME ... OUT.json (see the script's header)")
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--host":
         if len(sys.argv) != 7:
-            sys.exit(__doc__)
+            sys.exit(USAGE)
         d, summary = describe_host(*sys.argv[2:6])
         write(d, sys.argv[6], summary)
         return
     if len(sys.argv) < 5:
-        sys.exit(__doc__)
+        sys.exit(USAGE)
     bench, kernels, preset, out = sys.argv[1:5]
     day = sys.argv[5] if len(sys.argv) > 5 else "this day"
     d = json.load(open(preset))
@@ -189,4 +193,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from script_errors import guard
+    guard(main, USAGE)

@@ -17,7 +17,8 @@
 # figures are medians) shorten the benchmarks, default 0.2 and 5)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-name=${1:?usage: $0 <name>}
+if [ $# -lt 1 ] || [ -z "$1" ]; then echo "usage: $0 <name>" >&2; exit 2; fi
+name=$1
 case "$name" in */* | .* | "") echo "describe_cpu_host.sh: '$name' is not a preset name (no slashes)" >&2; exit 2 ;; esac
 ccbench=${CCBENCH:-build/bin/ccbench}
 benchmarks=${BENCHMARKS:-build/benchmarks}

@@ -12,6 +12,7 @@ Usage: scripts/launch_spread.py results/measured/<machine>/algorithms-shm [backe
 import collections
 import glob
 import itertools
+import os
 import json
 import re
 import statistics
@@ -22,6 +23,8 @@ ROUND = re.compile(r"_np\d+(?:-r(\d+))?\.json$")
 
 def main():
     folder = sys.argv[1]
+    if not os.path.isdir(folder):
+        sys.exit(f"{folder}: not a folder of measure_cpu_algorithms.sh sweeps")
     backend = sys.argv[2] if len(sys.argv) > 2 else "cclab"
     launches = collections.defaultdict(dict)  # row -> {round: time}
     for path in glob.glob(f"{folder}/*_np*.json"):
@@ -53,4 +56,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from script_errors import guard
+    guard(main, "usage: scripts/launch_spread.py <algorithms folder> [backend (default cclab)]")

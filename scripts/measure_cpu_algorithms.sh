@@ -30,7 +30,8 @@
 # --algo auto tunes on)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-machine=${1:?usage: $0 <machine-name> [max-size]}
+if [ $# -lt 1 ] || [ -z "$1" ]; then echo "usage: $0 <machine-name> [max-size]" >&2; exit 2; fi
+machine=$1
 max=${2:-16M}
 ccbench=${CCBENCH:-build/bin/ccbench}
 ccsim=${CCSIM:-build/bin/ccsim}

@@ -16,7 +16,8 @@
 # iterations instead of 20, for the large sizes, where the MPI library's all_reduce takes up to 2 s a call)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-machine=${1:?usage: $0 <machine-name> [runs] [max-size]}
+if [ $# -lt 1 ] || [ -z "$1" ]; then echo "usage: $0 <machine-name> [runs] [max-size]" >&2; exit 2; fi
+machine=$1
 runs=${2:-5}
 max=${3:-256M}
 transport=${TRANSPORT:-mpi}

@@ -9,7 +9,8 @@
 # Usage: scripts/measure_cpu_sweep.sh <machine-name>   (after scripts/test.sh or demo.sh built it)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-machine=${1:?usage: $0 <machine-name>}
+if [ $# -lt 1 ] || [ -z "$1" ]; then echo "usage: $0 <machine-name>" >&2; exit 2; fi
+machine=$1
 out="results/measured/$machine"
 mkdir -p "$out"
 if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi

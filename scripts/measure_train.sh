@@ -16,7 +16,8 @@
 # the rounds.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-machine=${1:?usage: $0 <machine-name> [cluster.json] [out-folder]}
+if [ $# -lt 1 ] || [ -z "$1" ]; then echo "usage: $0 <machine-name> [cluster.json] [out-folder]" >&2; exit 2; fi
+machine=$1
 cluster=${2:-results/measured/$machine/fitted_np2_np4.json}
 out=${3:-results/measured/$machine/train}
 ccbench=${CCBENCH:-build/bin/ccbench}

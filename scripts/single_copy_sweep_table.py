@@ -42,7 +42,7 @@ def main():
     if per_size:
         args = args[1:]
     if len(args) != 1:
-        sys.exit(__doc__)
+        sys.exit("usage: scripts/single_copy_sweep_table.py [--sizes] <folder>")
     cells = ratios(args[0])
     if not cells:
         sys.exit(f"no sweep outputs under {args[0]}")
@@ -67,4 +67,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from script_errors import guard
+    guard(main, "usage: scripts/single_copy_sweep_table.py [--sizes] <folder>")

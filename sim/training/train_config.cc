@@ -171,6 +171,12 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     throw InputError("offloading to NVMe needs ZeRO-3 (--zero 3), as in DeepSpeed's ZeRO-Infinity");
   }
   if (c.statesOnly) return;
+  // ZeRO-3 and FSDP reduce-scatter a unit's gradients as its backward ends (to free them): there is
+  // no end-of-backward reduction to move, as DDP's and ZeRO-1/2's buckets have.
+  if (!c.overlapGradReduce && (c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode)) {
+    throw InputError(fmt::format("--overlap-grad-reduce off: {} reduce-scatters each unit's gradients as its backward ends; the switch is "
+                                 "DDP's and ZeRO-1/2's", c.shardingName));
+  }
   if (m.architecture == Architecture::Given) {
     if (c.tp > 1 || c.pp > 1) throw InputError(fmt::format("model '{}' gives no layer shapes: only data parallelism (--tp 1 --pp 1)", m.name));
   } else {

@@ -190,8 +190,11 @@ TEST_F(Ccbench, MinTimeLengthensShortLoopsAndEachRowSaysHowMany) {
   ASSERT_EQ(file.file.rows.size(), 2u);
   for (const results::Row& row : file.file.rows) {
     EXPECT_GT(row.iters, 5) << "an 8-byte all_reduce of 2 ranks takes far less than 4 ms";
-    // At least 7/8 of the 20 ms on the slowest rank (a shorter loop is measured again); this is rank 0's time.
-    EXPECT_GT(row.iters * row.timeUs * 1e-6, 0.016) << row.iters << " iterations of " << row.timeUs << " us";
+    // The loop ran at least 7/8 of the 20 ms on the slowest rank (a shorter loop is measured again).
+    // The row's time is the iterations' own, without the harness's work between them (the clock
+    // reads, the watchdog: 0.4 us an iteration on the Zen 5 VM, beside a 1.4 us all_reduce), so
+    // their sum is a part of the loop: at least half of it here.
+    EXPECT_GT(row.iters * row.timeUs * 1e-6, 0.010) << row.iters << " iterations of " << row.timeUs << " us";
     if (row.iters <= 1000) EXPECT_EQ(row.iterTimesUs.size(), static_cast<std::size_t>(row.iters));
     else EXPECT_TRUE(row.iterTimesUs.empty());  // a long loop keeps its percentiles only
     ASSERT_TRUE(row.timeUsP50.has_value());

@@ -176,6 +176,11 @@ TEST(Options, RootMustBeARank) {
   const Options o = parse({"broadcast", "-r", "4"});
   EXPECT_THROW(checkForRanks(o, 4), InputError);
   EXPECT_NO_THROW(checkForRanks(o, 5));
+  // Emulated nodes are equal: 3 ranks make no nodes of 2 or of 5.
+  const Options nodes = parse({"all_reduce", "--backend", "cclab", "--ranks-per-node", "2"});
+  EXPECT_NO_THROW(checkForRanks(nodes, 4));
+  EXPECT_THROW(checkForRanks(nodes, 3), InputError);
+  EXPECT_THROW(checkForRanks(parse({"all_reduce", "--backend", "cclab", "--ranks-per-node", "5"}), 3), InputError);
   const Options rootless = parse({"all_reduce", "-r", "4"});
   EXPECT_NO_THROW(checkForRanks(rootless, 2));  // no root to check, as in nccl-tests
 }

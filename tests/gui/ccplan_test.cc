@@ -404,6 +404,19 @@ class CcplanTest : public QObject {
     QCOMPARE(run({"--render", plan.fileName(), "--view", "timeline", "--size", "1000x400", "-o", timeline}), 0);
     QCOMPARE(QImage(timeline).size(), QSize(1000, 400));
     QVERIFY(distinctColors(QImage(timeline)) > 5);
+    // A collective the files do not hold is said, not drawn as an empty chart.
+    QCOMPARE(run({"--render", kSource + "/tests/data/nccl-tests-h100/all_reduce_perf.json", "--collective", "broadcast", "-o",
+                  dir.filePath("x.png")}, &err), 2);
+    QVERIFY2(err.contains("--collective broadcast: the files have no broadcast rows"), qPrintable(err));
+    // A measured run of other settings is no measurement of the plan: refused, naming them.
+    QFile record(dir.filePath("other.json"));
+    record.open(QIODevice::WriteOnly);
+    record.write(R"({"schema": "cclab.training", "version": 1, "format": "cclab", "ranks": 2, "steps": [{"index": 1, "seconds": 0.2}],
+      "settings": {"model": "gpt2", "cluster": "cpu-2core-amd-epyc", "gpus": 2, "global-batch": 1536}})");
+    record.close();
+    QCOMPARE(run({"--render", plan.fileName(), record.fileName(), "-o", dir.filePath("x.png")}, &err), 2);
+    QVERIFY2(err.contains("it ran other settings than the plan's (model, cluster, gpus)"), qPrintable(err));
+    QCOMPARE(err.count('\n'), 1);
   }
 
   // A measured training run opens beside the plan: a second bar of the step (its median after a

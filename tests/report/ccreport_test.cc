@@ -136,12 +136,23 @@ TEST(CcreportCli, TrainingAccuracyGate) {
   r = ccreport(dir, "accuracy --measured run.json --predicted run.json");
   EXPECT_EQ(r.exit, 2);
   EXPECT_NE(r.err.find("predicted from their settings"), std::string::npos) << r.err;
+  // ccbench train's records leave their warm-up out already (run.warmup_steps): nothing more is
+  // dropped, so ccreport reads the median ccbench train printed. Without it the first step goes.
+  for (const auto& [run, median] : {std::pair{R"("run": {"warmup_steps": 1},)", 1.5}, std::pair{"", 2.0}}) {
+    std::ofstream(dir / "left.json") << R"({"schema": "cclab.training", "version": 1, "format": "cclab", )" << run << R"(
+        "steps": [{"index": 1, "seconds": 1.0}, {"index": 2, "seconds": 2.0}],
+        "settings": {"model": "gpt2", "cluster": "dgx-a100", "gpus": 8, "global-batch": 64}})";
+    r = ccreport(dir, "accuracy --measured left.json --json left-acc.json");
+    ASSERT_EQ(r.exit, 0) << r.err;
+    EXPECT_DOUBLE_EQ(Json::parse(slurp(dir / "left-acc.json")).at("training").at(0).at("measured_s").get<double>(), median) << run;
+  }
 }
 
 TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
   const auto dir = scratch();
   regressionFixture(dir);
   std::ofstream(dir / "notes.txt") << "hello\n";
+  fs::copy_file(dir / "before.json", dir / "copy.json");
   write(dir, "other.json", {row(Collective::Broadcast, 8 * kMiB, 100)});
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"compare --baseline nope.json --current after.json", "ccreport: error: results file 'nope.json': no such file\n"},
@@ -154,6 +165,14 @@ TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
       {"accuracy --predicted before.json --measured other.json", ""},
       {"frobnicate", ""},
       {"compare --baseline before.json --current after.json --json no/such/dir/x.json", ""},
+      // A run given twice would count twice (and its repeats pass for independent samples).
+      {"compare --baseline before.json before.json --current after.json",
+       "ccreport: error: --baseline: before.json is before.json again: give each run once\n"},
+      {"compare --baseline before.json copy.json --current after.json",
+       "ccreport: error: --baseline: copy.json is before.json again (the same bytes): give each run once\n"},
+      {"accuracy --predicted before.json --measured after.json", ""},
+      {"compare --baseline before.json --current after.json --html r.html --ccplan /no/such/ccplan",
+       "ccreport: error: --ccplan /no/such/ccplan: not an executable file\n"},
   };
   for (const auto& [args, message] : cases) {
     const Result r = ccreport(dir, args);
@@ -163,6 +182,8 @@ TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
     if (!message.empty()) { EXPECT_EQ(r.err, message); }
   }
   EXPECT_NE(ccreport(dir, "compare --baseline before.json --current other.json").err.find("no rows in common"), std::string::npos);
+  EXPECT_NE(ccreport(dir, "accuracy --predicted before.json --measured after.json").err.find("its rows are measurements (backend"),
+            std::string::npos);
 }
 
 TEST(CcreportCli, EveryOutputFormatReadsBack) {
