@@ -86,7 +86,7 @@ class HostAlgorithmBackend final : public Backend {
  public:
   HostAlgorithmBackend(const Options& o, CclabAlgorithms algorithms, std::unique_ptr<ShmSegment> segment,
                        std::unique_ptr<Transport> transport, std::string_view over, SingleCopy singleCopy = {})
-      : Backend(std::string(kOwnBackend), fmt::format("cclab {} {}, {} chunks, {}", algorithms.label, over, describeBytes(o.chunkBytes),
+      : Backend(std::string(kOwnBackend), fmt::format("cclab --algo {} {}, {} chunks, {}", algorithms.label, over, describeBytes(o.chunkBytes),
                                                       applyCopyPiece(o))),
         singleCopy_(singleCopy),
         segment_(std::move(segment)),

@@ -238,6 +238,15 @@ bool MainWindow::openPlan(const QString& path) {
   } catch (const InputError& e) {
     return fail(QString::fromStdString(e.what()));
   }
+  // Without a global batch ccsim train runs micro-batch x dp samples: the form shows the same
+  // (its own default would price another step than `ccsim train --plan` of this file).
+  if (!s.globalBatch) {
+    try {
+      s.globalBatch = sim::runTraining(s).estimate.config.globalBatch;
+    } catch (const InputError&) {
+      // A layout that does not resolve keeps the form's batch; the plan view says why.
+    }
+  }
   settings_->setSettings(s);
   message_->hide();
   return true;

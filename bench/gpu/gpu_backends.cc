@@ -202,7 +202,7 @@ class CudaAlgorithmBackend final : public GpuBackend {
         communicator_(transport_, *devices_.front(), std::move(algorithms.chooser), o.chunkBytes),
         sharing_(sharing) {
     communicator_.setRanksPerNode(algorithms.ranksPerNode(o));
-    setDescription(fmt::format("cclab {} on CUDA, IPC between processes, {} chunks", algorithms.label, describeBytes(o.chunkBytes)));
+    setDescription(fmt::format("cclab --algo {} on CUDA, IPC between processes, {} chunks", algorithms.label, describeBytes(o.chunkBytes)));
   }
   Communicator& communicator() override { return communicator_; }
   // + scratch, and the smaller scratch buffers it outgrew (exported memory is freed only at the end)

@@ -266,7 +266,7 @@ TEST_F(Ccbench, AutoNamesTheAlgorithmEachSizeRan) {
   ASSERT_EQ(run.exitCode, 0) << run.err;
   // On one host the default transport is shared memory: auto tunes on that transport's calibration
   // (this machine's, or the closest preset's: CI's 2-core VMs are AMD EPYC or Intel Xeon).
-  const std::size_t tuned = run.out.find("algorithm: auto  (cclab auto (tuned on models/calibrations/cpu-2core-");
+  const std::size_t tuned = run.out.find("algorithm: auto  (cclab --algo auto (tuned on models/calibrations/cpu-2core-");
   ASSERT_NE(tuned, std::string::npos) << run.out;
   EXPECT_NE(run.out.find("-shm.json (calibrated for ", tuned), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("# auto picked (out-of-place/in-place): "), std::string::npos) << run.out;
@@ -416,7 +416,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
 TEST_F(Ccbench, TheDefaultTransportIsSharedMemoryOnOneHostAndMpiAcrossHosts) {
   const Outcome oneHost = ccbench(2, "all_reduce --backend cclab -b 1K -e 1K -n 1 -w 0");
   ASSERT_EQ(oneHost.exitCode, 0) << oneHost.err;
-  EXPECT_NE(oneHost.out.find("(cclab ring through shared memory"), std::string::npos) << oneHost.out;
+  EXPECT_NE(oneHost.out.find("(cclab --algo ring through shared memory"), std::string::npos) << oneHost.out;
   if (runCommand("unshare -u hostname cclab-probe", dir_).exitCode != 0) GTEST_SKIP() << "unshare -u is not allowed here: two hosts cannot be emulated";
   auto onTwoHosts = [&](const std::string& args) {
     // $$: the pid of each rank's shell, so every rank gets its own host name.
@@ -425,7 +425,7 @@ TEST_F(Ccbench, TheDefaultTransportIsSharedMemoryOnOneHostAndMpiAcrossHosts) {
   };
   const Outcome twoHosts = onTwoHosts("all_reduce --backend cclab -b 1K -e 1K -n 1 -w 0");
   ASSERT_EQ(twoHosts.exitCode, 0) << twoHosts.err;
-  EXPECT_NE(twoHosts.out.find("(cclab ring over MPI point-to-point"), std::string::npos) << twoHosts.out;
+  EXPECT_NE(twoHosts.out.find("(cclab --algo ring over MPI point-to-point"), std::string::npos) << twoHosts.out;
   const Outcome forced = onTwoHosts("all_reduce --backend cclab --transport shm -b 1K -e 1K");
   EXPECT_EQ(forced.exitCode, 2) << forced.err;
   EXPECT_NE(forced.err.find("--transport shm: every rank must run on one host"), std::string::npos) << forced.err;

@@ -113,6 +113,18 @@ class CcplanTest : public QObject {
     // The status bar says the equivalent command.
     QVERIFY(w.ccsimCommand().contains("--model llama2-7b"));
     QVERIFY(w.ccsimCommand().contains("--zero 2"));
+    // A plan file without a global batch: the window prices what ccsim train --plan does (micro-batch
+    // x dp samples), not the form's own default.
+    const QString bare = dir.filePath("bare.json");
+    QFile out(bare);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(R"({"model": "gpt2", "cluster": "dgx-a100", "gpus": 8, "seq": 512})");
+    out.close();
+    QVERIFY(w.openPlan(bare));
+    QCOMPARE(p->globalBatch()->value(), 8);
+    const QJsonObject fromFile = ccsimJson(bare);
+    QVERIFY(!fromFile.isEmpty());
+    QCOMPARE(w.planView()->figures()->stepTotalSeconds, fromFile["step_time_s"].toObject()["total"].toDouble());
   }
 
   // ZeRO stages change the memory bars by the ZeRO paper's rules (mixed precision Adam, K = 12),
