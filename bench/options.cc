@@ -39,7 +39,15 @@ template <typename T, typename Parse, typename All>
 std::vector<T> parseList(const std::string& text, Parse parse, All all) {
   if (text == "all") return std::vector<T>(all().begin(), all().end());
   std::vector<T> values;
-  for (const auto& item : splitList(text)) values.push_back(parse(item));
+  for (const auto& item : splitList(text)) {
+    try {
+      values.push_back(parse(item));
+    } catch (const InputError& e) {  // the table's names, and the word that takes them all
+      std::string message = e.what();
+      if (message.ends_with(")")) message.insert(message.size() - 1, ", or all");
+      throw InputError(message);
+    }
+  }
   return values;
 }
 

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace cclab::results {
@@ -37,8 +38,22 @@ int nestingDepth(std::string_view text) {
 
 Json parseJson(std::string_view text, const std::string& source) {
   if (nestingDepth(text) > kMaxJsonDepth) throw InputError(fmt::format("{}: nested deeper than {} levels", source, kMaxJsonDepth));
+  // A key twice in one object: the parser would keep the last, silently (a plan's "gpus": 8 and
+  // "gpus": 16); refused instead, naming it.
+  std::vector<std::set<std::string>> keys;  // of each object open at this point of the text
+  std::string repeated;
+  const Json::parser_callback_t checkKeys = [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) keys.emplace_back();
+    if (event == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == Json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second && repeated.empty()) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    return Json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    Json parsed = Json::parse(text, checkKeys, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    if (!repeated.empty()) throw InputError(fmt::format("{}: the key \"{}\" appears twice in one object", source, repeated));
+    return parsed;
   } catch (const Json::parse_error& e) {
     // The line and column of the byte the parser stopped at (e.byte counts from 1).
     const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());

@@ -112,7 +112,7 @@ TEST(Options, Sweeps) {
 }
 
 TEST(Options, BadInputIsNamed) {
-  EXPECT_NE(errorOf({"allreduce"}).find("unknown collective 'allreduce'"), std::string::npos);
+  EXPECT_NE(errorOf({"allreduce"}).find("unknown collective 'allreduce' (valid: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, sendrecv, or all)"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-d", "float16"}).find("unknown datatype 'float16'"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-o", "mean"}).find("unknown reduction op 'mean'"), std::string::npos);
   EXPECT_NE(errorOf({"all_reduce", "-b", "1M", "-e", "1K"}).find("-b 1 MiB is larger than -e 1 KiB"), std::string::npos);

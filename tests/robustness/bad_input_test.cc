@@ -142,6 +142,8 @@ std::vector<BadInput> cases() {
        "--global-batch must be from 1"},
       {"PlanGlobalBatchNegative", "CCSIM", "train --plan {dir}/p.json",
        {{"p.json", R"({"model": "gpt2", "cluster": "dgx-a100", "global-batch": -1})"}}, "--global-batch must be from 1"},
+      {"PlanKeyTwice", "CCSIM", "train --plan {dir}/p.json", {{"p.json", R"({"model": "gpt2", "cluster": "dgx-a100", "gpus": 8, "gpus": 16})"}},
+       "p.json: the key \"gpus\" appears twice in one object"},
       {"PlanTpString", "CCSIM", "train --plan {dir}/p.json", {{"p.json", R"({"model": "gpt2", "cluster": "dgx-a100", "tp": "x"})"}},
        "'tp' must be an integer (got \"x\")"},
       {"PlanZeroBoolean", "CCSIM", "train --plan {dir}/p.json", {{"p.json", R"({"model": "gpt2", "cluster": "dgx-a100", "zero": true})"}},
