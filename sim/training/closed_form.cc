@@ -15,6 +15,15 @@
 #include "sim/training/step_graph_tasks.h"
 
 namespace cclab::sim {
+
+double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& c) {
+  const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+  if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+    return std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
+  }
+  return pcie;
+}
+
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
   const Cluster& cluster = pricer.cluster();
   StepTime s;
@@ -128,11 +137,7 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
     // Each GPU fetches its ZeRO-3 partition for the forward and again for the backward (then
     // all-gathers it, priced above), from host memory over PCIe or from the node's NVMe drives,
     // which its GPUs share; prefetching hides it under compute.
-    double bandwidth = pcie;
-    if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-      bandwidth = std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / g);
-    }
-    const double fetch = 2 * shard / c.dp * per.parameters / bandwidth;
+    const double fetch = 2 * shard / c.dp * per.parameters / parameterFetchBandwidth(cluster, c);
     s.offload += m * std::max(0.0, fetch - mb.total());
   }
 

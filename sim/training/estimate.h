@@ -97,6 +97,9 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& con
 
 // The step by closed forms (closed_form.cc): the planner's lower bound.
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);
+// ZeRO-Infinity's parameter fetch, bytes/s per GPU: PCIe from host memory, or the node's NVMe
+// drives (shared by its GPUs) through it. 0 without a PCIe figure.
+double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& config);
 
 // Model states only, for a model known by its parameter count (--params).
 TrainingEstimate estimateStates(double parameters, const TrainConfig& config, const Cluster& cluster);

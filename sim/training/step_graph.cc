@@ -217,13 +217,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // of the layer back over PCIe (from host memory, or NVMe through it), on the offload stream and
     // issued as early as the gather's prefetch allows; the gather (or, unsharded, the layer's
     // compute) waits for it.
-    const double offloadBandwidth = [&] {
-      const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
-      if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-        return std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
-      }
-      return pcie;
-    }();
+    const double offloadBandwidth = parameterFetchBandwidth(cluster, c);
     auto fetchOffloaded = [&](double unitShard, Pass pass, int after, std::string label) {
       if (c.offloadParams == OffloadTarget::None || offloadBandwidth <= 0 || unitShard <= 0) return -1;
       Task t;
