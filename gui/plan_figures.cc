@@ -45,13 +45,9 @@ MeasuredFigures measuredFigures(const results::TrainingMeasurement& m) {
   const results::StepStatistics steps = results::stepStatistics(m, m.steps.size() > 1 ? 1 : 0);  // the run's first step, unless the record left it out
   if (steps.steps > 0) {
     f.stepTotalSeconds = steps.median;
-    double rest = steps.median;
     auto add = [&](const char* key, const char* label, QColor color) {
       const auto it = m.parts.find(key);
-      if (it == m.parts.end() || it->second <= 0) return;
-      const double value = std::min(it->second, rest);
-      f.stepSeconds.push_back({key, label, color, value});
-      rest -= value;
+      if (it != m.parts.end() && it->second > 0) f.stepSeconds.push_back({key, label, color, it->second});
     };
     // A record with the step's own parts (ccbench train's) is drawn part by part as the predicted
     // bar is; a profiler trace has only compute and exposed communication.
@@ -63,6 +59,15 @@ MeasuredFigures measuredFigures(const results::TrainingMeasurement& m) {
       add("compute", "compute", partColor(sim::Part::Compute));
       add("exposed_comm", "exposed comm", QColor(0xe3, 0x77, 0xc2));
     }
+    // The parts are means over the record's steps, the bar its median step: where a slow step
+    // makes the parts add up past the median, each is drawn at its share of the bar (cutting them
+    // at the median would drop the last ones drawn).
+    double partsSum = 0;
+    for (const Segment& part : f.stepSeconds) partsSum += part.value;
+    if (partsSum > steps.median) {
+      for (Segment& part : f.stepSeconds) part.value *= steps.median / partsSum;
+    }
+    const double rest = partsSum > steps.median ? 0.0 : steps.median - partsSum;
     f.stepSeconds.push_back({"measured", f.stepSeconds.empty() ? "measured step" : "rest of the step", QColor(0x34, 0x49, 0x5e), rest});
   }
   if (m.peakAllocatedBytes) f.peakGiB = *m.peakAllocatedBytes / kGiB;

@@ -39,7 +39,8 @@ struct PlanFigures {
 
 // A measured run drawn beside the prediction (ccsim train --compare's rows, as bars): its median
 // step (after one warm-up step) split into the parts it records (compute, exposed
-// communication, the rest), and its peak allocated memory.
+// communication, the rest; means over its steps, scaled down to the median where they add up past
+// it), and its peak allocated memory.
 struct MeasuredFigures {
   QString source;
   std::vector<Segment> stepSeconds;  // empty: no step time

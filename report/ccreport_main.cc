@@ -116,29 +116,25 @@ int main(int argc, char** argv) {
     if (cmp->parsed()) {
       compareSettings.latencyBytes = parseSize(latencyBytes, "--latency-bytes");
       if (!ignore.empty()) compareSettings.ignore = parseFields(ignore, "--ignore");
-      if (allTrainingMeasurements(baseline) && allTrainingMeasurements(current)) {
-        rejectRepeatedFiles(baseline, "--baseline");
-        rejectRepeatedFiles(current, "--current");
-        std::vector<results::TrainingMeasurement> before, after;
-        for (const std::string& path : baseline) before.push_back(results::readTraining(path));
-        for (const std::string& path : current) after.push_back(results::readTraining(path));
-        return publish(compareTraining(before, after, compareSettings, warmup), outputs);
+      const std::vector<InputFile> baselineFiles = readInputs(baseline, "--baseline"), currentFiles = readInputs(current, "--current");
+      const auto before = trainingMeasurements(baselineFiles, "--baseline"), after = trainingMeasurements(currentFiles, "--current");
+      if (before && after) return publish(compareTraining(*before, *after, compareSettings, warmup), outputs);
+      if (before || after) {
+        throw InputError(fmt::format("{}: training measurements, and {} collective results: compare like with like",
+                                     before ? "--baseline" : "--current", before ? "--current" : "--baseline"));
       }
-      Side before = loadSide(baseline, "--baseline"), after = loadSide(current, "--current");
-      return publish(compareDocument(compare(std::move(before), std::move(after), compareSettings), compareSettings), outputs);
+      return publish(compareDocument(compare(loadSide(baselineFiles), loadSide(currentFiles), compareSettings), compareSettings), outputs);
     }
     if (maxMedian >= 0) accuracySettings.maxMedianErrorPct = maxMedian;
     if (maxError >= 0) accuracySettings.maxErrorPct = maxError;
     accuracySettings.minBytes = parseSize(minBytes, "--min-bytes");
-    if (allTrainingMeasurements(measured)) {
+    const std::vector<InputFile> measuredFiles = readInputs(measured, "--measured");
+    if (const auto records = trainingMeasurements(measuredFiles, "--measured")) {
       if (!predicted.empty()) throw InputError("--predicted: training records are predicted from their settings; give --measured alone");
-      rejectRepeatedFiles(measured, "--measured");
-      std::vector<results::TrainingMeasurement> records;
-      for (const std::string& path : measured) records.push_back(results::readTraining(path));
-      return publish(trainingAccuracy(records, accuracySettings, warmup), outputs);
+      return publish(trainingAccuracy(*records, accuracySettings, warmup), outputs);
     }
     if (predicted.empty()) throw InputError("--predicted: the predictions to judge (ccsim collective -J)");
-    Side predictions = loadSide(predicted, "--predicted"), measurements = loadSide(measured, "--measured");
+    Side predictions = loadSide(predicted, "--predicted"), measurements = loadSide(measuredFiles);
     for (const LoadedRow& row : predictions.rows) {  // a measurement given as the predictions would judge itself
       if (row.row.backend != results::kPredictedBackend) {
         throw InputError(fmt::format("--predicted {}: its rows are measurements (backend '{}'), not ccsim collective -J's predictions",

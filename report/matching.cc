@@ -12,25 +12,29 @@
 
 namespace cclab::report {
 
-void rejectRepeatedFiles(const std::vector<std::string>& paths, std::string_view flag) {
+std::vector<InputFile> readInputs(const std::vector<std::string>& paths, std::string_view flag) {
+  if (paths.empty()) throw InputError(fmt::format("{}: no results files given", flag));
+  std::vector<InputFile> files;
   std::map<std::string, std::string> seen;  // the file's bytes -> its first name
   for (const std::string& path : paths) {
-    const std::string bytes = results::readTextFile(path, "results file");
-    const auto [it, fresh] = seen.emplace(bytes, path);
+    std::string text = results::readTextFile(path, "results file");
+    const auto [it, fresh] = seen.emplace(text, path);
     if (!fresh) {
       throw InputError(fmt::format("{}: {} is {} again{}: give each run once", flag, path, it->second,
                                    path == it->second ? "" : " (the same bytes)"));
     }
+    files.push_back({path, std::move(text)});
   }
+  return files;
 }
 
-Side loadSide(const std::vector<std::string>& paths, std::string_view flag) {
-  if (paths.empty()) throw InputError(fmt::format("{}: no results files given", flag));
-  rejectRepeatedFiles(paths, flag);
+Side loadSide(const std::vector<InputFile>& files) {
   Side side;
-  for (const std::string& path : paths) addToSide(side, results::readResults(path), path);
+  for (const InputFile& file : files) addToSide(side, results::importResults(file.text, file.path), file.path);
   return side;
 }
+
+Side loadSide(const std::vector<std::string>& paths, std::string_view flag) { return loadSide(readInputs(paths, flag)); }
 
 void addToSide(Side& side, const results::Import& imported, const std::string& path) {
   const results::RunInfo& run = imported.file.run;

@@ -37,12 +37,21 @@ struct Sides {
   std::vector<std::string> notes() const;  // both sides' notes
 };
 
-// Refuses a file given twice on one side, by name or as a copy of the same bytes: its rows would
-// count twice, and a test of significance would take the repeats as independent samples.
-void rejectRepeatedFiles(const std::vector<std::string>& paths, std::string_view flag);
+// One input file, read once: its name and its bytes.
+struct InputFile {
+  std::string path;
+  std::string text;
+};
 
-// Reads every file through the results library. Throws InputError naming `flag` when no file is
-// given, and the file when it is unreadable, of an unknown format or has no rows.
+// Reads each of one side's files once. Throws InputError naming `flag` when no file is given, when
+// one is unreadable, or when one is given twice, by name or as a copy of the same bytes: its rows
+// would count twice, and a test of significance would take the repeats as independent samples.
+std::vector<InputFile> readInputs(const std::vector<std::string>& paths, std::string_view flag);
+
+// The files' rows through the results library. Throws InputError naming the file when it is of an
+// unknown format or has no rows.
+Side loadSide(const std::vector<InputFile>& files);
+// readInputs, then loadSide.
 Side loadSide(const std::vector<std::string>& paths, std::string_view flag);
 // Adds one imported file's rows to `side` (what loadSide does for each file it reads).
 void addToSide(Side& side, const results::Import& imported, const std::string& path);

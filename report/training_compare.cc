@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include <fmt/format.h>
 
@@ -11,16 +12,37 @@
 
 namespace cclab::report {
 
-bool allTrainingMeasurements(const std::vector<std::string>& paths) {
-  if (paths.empty()) return false;
-  for (const std::string& path : paths) {
+namespace {
+
+// Whether the file is cclab's JSON training record by its schema, whatever else is wrong with it.
+bool declaresTrainingSchema(const InputFile& file) {
+  const results::Json doc = results::Json::parse(file.text, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains("schema") && doc["schema"] == std::string(results::kTrainingSchema);
+}
+
+}  // namespace
+
+std::optional<std::vector<results::TrainingMeasurement>> trainingMeasurements(const std::vector<InputFile>& files, std::string_view flag) {
+  std::vector<results::TrainingMeasurement> records;
+  const InputFile* other = nullptr;  // the first file that reads as no training measurement
+  std::exception_ptr whyNot;
+  for (const InputFile& file : files) {
     try {
-      results::readTraining(path);
+      records.push_back(results::parseTraining(file.text, file.path));
     } catch (const InputError&) {
-      return false;
+      if (declaresTrainingSchema(file)) throw;  // a broken training record: its own error, not the results reader's
+      if (!other) other = &file, whyNot = std::current_exception();
     }
   }
-  return true;
+  if (!other) return records;
+  if (records.empty()) return std::nullopt;
+  try {
+    results::importResults(other->text, other->path);
+  } catch (const InputError&) {
+    std::rethrow_exception(whyNot);  // no results of either kind, among training measurements: most likely a broken one
+  }
+  throw InputError(fmt::format("{}: {} is a training measurement and {} collective results: give one kind at a time", flag,
+                               records.front().source, other->path));
 }
 
 namespace {

@@ -6,17 +6,23 @@
 // U test where both sides have enough steps, the threshold alone otherwise), and peak memory
 // against the threshold.
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/accuracy.h"
 #include "report/compare.h"
+#include "report/matching.h"
 #include "results/training_record.h"
 
 namespace cclab::report {
 
-// Whether every file reads as a training measurement (and so the comparison is of steps, not rows).
-bool allTrainingMeasurements(const std::vector<std::string>& paths);
+// The side's files as training measurements when every one reads as one; nullopt when none does
+// (collective results, or no results at all: loadSide says which). Throws InputError when a side
+// mixes the two kinds, naming a file of each, or holds a training measurement the reader refuses
+// beside ones it reads (that file's own error).
+std::optional<std::vector<results::TrainingMeasurement>> trainingMeasurements(const std::vector<InputFile>& files, std::string_view flag);
 
 // The steps after `warmup` of each file, pooled per side. InputError when a side has no step time.
 Document compareTraining(const std::vector<results::TrainingMeasurement>& baseline, const std::vector<results::TrainingMeasurement>& current,

@@ -3,6 +3,7 @@
 #include "results/json_reader.h"
 #include "results/results.h"
 #include "results/row_json.h"
+#include "results/training_record.h"
 #include "collectives/errors.h"
 
 namespace cclab::results {
@@ -119,7 +120,9 @@ json toJson(const ResultsFile& file) {
 
 ResultsFile fromJson(const json& doc, const std::string& source) {
   Reader top(doc, source, "");
-  if (top.get<std::string>("schema") != kSchemaName) top.fail("schema", fmt::format("expected \"{}\"", kSchemaName));
+  const std::string schema = top.get<std::string>("schema");
+  if (schema == kTrainingSchema) top.fail("schema", fmt::format("\"{}\" is a training measurement, not collective results", schema));
+  if (schema != kSchemaName) top.fail("schema", fmt::format("expected \"{}\"", kSchemaName));
   const int version = top.get<int>("schema_version");
   if (version < 1 || version > kSchemaVersion) {
     top.fail("schema_version", fmt::format("version {} is not supported (this build reads 1 to {})", version, kSchemaVersion));

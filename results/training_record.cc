@@ -71,7 +71,9 @@ Json toJson(const TrainingMeasurement& m) {
 
 TrainingMeasurement trainingFromJson(const Json& j, const std::string& source) {
   const JsonReader in(j, source);
-  if (in.get<std::string>("schema") != kTrainingSchema) in.fail("schema", fmt::format("expected \"{}\"", kTrainingSchema));
+  const std::string schema = in.get<std::string>("schema");
+  if (schema == kSchemaName) in.fail("schema", fmt::format("\"{}\" is collective results, not a training measurement", schema));
+  if (schema != kTrainingSchema) in.fail("schema", fmt::format("expected \"{}\"", kTrainingSchema));
   const int version = in.get<int>("version");
   if (version < 1 || version > kTrainingSchemaVersion) {
     in.fail("version", fmt::format("{} is not a version this cclab reads (1 to {})", version, kTrainingSchemaVersion));

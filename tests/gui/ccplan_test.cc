@@ -473,6 +473,20 @@ class CcplanTest : public QObject {
     QCOMPARE(barSet(step, "bubble")->at(1), 0.01);
     QCOMPARE(barSet(step, "compute")->at(1), 0.12);
     QVERIFY(!barSet(step, "exposed comm"));
+    // Parts that add up past the median step (means over a run with one slow step) are drawn at
+    // their shares of the bar, none cut off.
+    QFile slow(dir.filePath("slow.json"));
+    QVERIFY(slow.open(QIODevice::WriteOnly));
+    slow.write(R"({"schema": "cclab.training", "version": 1, "format": "cclab", "ranks": 8,
+      "steps": [{"index": 1, "seconds": 0.2}, {"index": 2, "seconds": 0.2}, {"index": 3, "seconds": 0.2}, {"index": 4, "seconds": 1.0}],
+      "step_parts_s": {"compute": 0.3, "dp_comm": 0.1}})");
+    slow.close();
+    QVERIFY(w.openFiles({slow.fileName()}));
+    step = w.planView()->chartViews()[1];
+    QVERIFY(barSet(step, "compute") && barSet(step, "DP comm"));
+    QCOMPARE(barSet(step, "compute")->at(1), 0.15);
+    QCOMPARE(barSet(step, "DP comm")->at(1), 0.05);
+    QVERIFY(!barSet(step, "rest of the step"));  // nothing of the step is left over
 
     // A record that carries its settings also goes beside the compare view's pin of them: here a
     // ZeRO-3 run of the current plan, drawn after DDP vs ZeRO-1/2/3's fourth bar and no other.

@@ -154,6 +154,8 @@ TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
   std::ofstream(dir / "notes.txt") << "hello\n";
   fs::copy_file(dir / "before.json", dir / "copy.json");
   write(dir, "other.json", {row(Collective::Broadcast, 8 * kMiB, 100)});
+  std::ofstream(dir / "run.json") << R"({"schema": "cclab.training", "version": 1, "format": "cclab", "steps": [{"index": 1, "seconds": 1.0}]})";
+  std::ofstream(dir / "broken.json") << R"({"schema": "cclab.training", "version": 9, "format": "cclab", "steps": []})";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"compare --baseline nope.json --current after.json", "ccreport: error: results file 'nope.json': no such file\n"},
       {"compare --baseline notes.txt --current after.json", "ccreport: error: notes.txt: not a cclab results file (JSON or CSV) nor nccl-tests output\n"},
@@ -173,6 +175,16 @@ TEST(CcreportCli, BadInputExitsTwoWithOneLine) {
       {"accuracy --predicted before.json --measured after.json", ""},
       {"compare --baseline before.json --current after.json --html r.html --ccplan /no/such/ccplan",
        "ccreport: error: --ccplan /no/such/ccplan: not an executable file\n"},
+      // Training measurements and collective results are compared each with its own kind.
+      {"compare --baseline before.json run.json --current after.json",
+       "ccreport: error: --baseline: run.json is a training measurement and before.json collective results: give one kind at a time\n"},
+      {"compare --baseline run.json --current after.json",
+       "ccreport: error: --baseline: training measurements, and --current collective results: compare like with like\n"},
+      {"accuracy --predicted run.json --measured after.json",
+       "ccreport: error: run.json: schema: \"cclab.training\" is a training measurement, not collective results\n"},
+      // A broken training record says what is wrong with it, not that it is no results file.
+      {"compare --baseline broken.json --current after.json",
+       "ccreport: error: broken.json: version: 9 is not a version this cclab reads (1 to 1)\n"},
   };
   for (const auto& [args, message] : cases) {
     const Result r = ccreport(dir, args);

@@ -359,6 +359,8 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"collective all_reduce --cluster dgx-h100 --gpus-per-node 0", "--gpus-per-node must be at least 1"},
       {"collective all_reduce --cluster dgx-z900", "unknown cluster preset 'dgx-z900'"},
       {"collective all_reduce --cluster " + results, "a results file, not a cluster"},
+      {"train --model gpt2-large --cluster dgx-a100 --gpus 8 --global-batch 16 --compare " + results,
+       "schema: \"cclab-results\" is collective results, not a training measurement"},
       {"collective all_reduce --cluster dgx-a100 --algo nvls", "needs NVLink SHARP"},
       {"collective all_reduce --cluster dgx-a100 --algo magic", "unknown algorithm 'magic'"},
       {"collective allreduce --cluster dgx-a100", "unknown collective 'allreduce'"},
