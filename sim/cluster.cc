@@ -251,6 +251,7 @@ Cluster clusterFromJson(const Json& given, const std::string& source) {
     const JsonReader host = in.child("host");
     c.host.memoryBytes = host.positive("memory_bytes", 0.0);
     c.host.memoryBandwidthGBps = host.positive("memory_bandwidth_gbps", 0.0);
+    c.host.memoryEfficiency = fraction(host, "memory_efficiency", kCpuOptimizerMemoryEfficiency);
     c.host.pcieBandwidthGBps = host.positive("pcie_bandwidth_gbps", 0.0);
     c.host.nvmeBandwidthGBps = host.positive("nvme_bandwidth_gbps", 0.0);
   }

@@ -133,9 +133,16 @@ struct Network {
   double oversubscription = 1;  // 2 = a leaf's uplinks carry half of what its hosts can send
 };
 
+// Fitted: the median over ZeRO-Offload's Table 4 of 28 bytes a parameter / seconds / 256 GB/s.
+inline constexpr double kCpuOptimizerMemoryEfficiency = 0.425;
+
 struct HostSpec {
   double memoryBytes = 0;
   double memoryBandwidthGBps = 0;
+  // The share of memoryBandwidthGBps ZeRO-Offload's CPU optimizer reaches. The default is fitted
+  // on DeepSpeed's CPU-Adam on a DGX-2 (ZeRO-Offload, Ren et al. 2021, Table 4: 1-10 B parameters
+  // in 0.22-2.57 s, ~109 GB/s of the two sockets' 256 GB/s): docs/training.md.
+  double memoryEfficiency = kCpuOptimizerMemoryEfficiency;
   double pcieBandwidthGBps = 0;  // host <-> one GPU, one direction
   double nvmeBandwidthGBps = 0;  // per node
 };

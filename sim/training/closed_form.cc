@@ -24,6 +24,18 @@ double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& c) {
   return pcie;
 }
 
+double cpuOptimizerSeconds(const Cluster& cluster, double parameters) {
+  return parameters * 28 * cluster.gpusPerNode / (cluster.host.memoryBandwidthGBps * 1e9 * cluster.host.memoryEfficiency);
+}
+
+double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& c, double parameters, double nvmeBytes) {
+  double seconds = 2 * parameters * 2 / (cluster.host.pcieBandwidthGBps * 1e9) + cpuOptimizerSeconds(cluster, parameters);
+  if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
+    seconds += 2 * nvmeBytes * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
+  }
+  return seconds;
+}
+
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
   const Cluster& cluster = pricer.cluster();
   StepTime s;
@@ -118,20 +130,16 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
     }
   }
 
-  // Offload: gradients to the host and parameters back over PCIe, and the CPU's Adam (memory-bound
-  // over ~28 bytes per parameter, the node's GPUs sharing its memory bandwidth); parameters
-  // offloaded are fetched for every forward and backward.
+  // Offload: gradients to the host and parameters back over PCIe, and the CPU's Adam
+  // (offloadedOptimizerSeconds); parameters offloaded are fetched for every forward and backward.
   const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
   if (c.offloadOptimizer != OffloadTarget::None) {
     if (pcie <= 0 || cluster.host.memoryBandwidthGBps <= 0) {
       throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps / memory_bandwidth_gbps, which offload needs", cluster.name));
     }
     const double optimizerShard = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
-    s.offload += 2 * optimizerShard * 2 / pcie;
-    s.offload += optimizerShard * 28 * g / (cluster.host.memoryBandwidthGBps * 1e9);
-    if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-      s.offload += 2 * trainingMemory(model, c, cluster).nvmeBytes * g / (cluster.host.nvmeBandwidthGBps * 1e9);
-    }
+    s.offload += offloadedOptimizerSeconds(cluster, c, optimizerShard,
+                                           c.offloadOptimizer == OffloadTarget::Nvme ? trainingMemory(model, c, cluster).nvmeBytes : 0);
   }
   if (c.offloadParams != OffloadTarget::None && pcie > 0) {
     // Each GPU fetches its ZeRO-3 partition for the forward and again for the backward (then

@@ -69,11 +69,17 @@ MemoryBreakdown modelStates(double shard, const TrainConfig& c, const Cluster& c
   m.gradients = shard * per.gradients / (gradientsSharded ? n : 1);
   m.optimizerStates = shard * per.optimizer / (optimizerSharded ? n : 1);
   // ZeRO-Offload / ZeRO-Infinity: the optimizer states (with an fp32 gradient copy for the CPU
-  // optimizer) and, with parameter offload, the 16-bit parameters move off the GPU.
+  // optimizer) and, with parameter offload, the 16-bit parameters move off the GPU. With the
+  // gradients sharded (ZeRO-2, 3) none stays on the GPU either: DeepSpeed copies each reduced
+  // gradient into the host's fp32 copy and frees it (stage_1_and_2.py's copy_grads_in_partition,
+  // "param.grad = None  # offload only"; stage 3 keeps its gradient partitions in host memory), so
+  // the GPU holds only the reduction buckets (the buffers below). That is how a 10B model trains
+  // on one 32 GB V100 (ZeRO-Offload's headline run).
   auto offload = [&](OffloadTarget target, double bytes) { (target == OffloadTarget::Nvme ? m.nvmeBytes : m.hostBytes) += bytes; };
   if (c.offloadOptimizer != OffloadTarget::None) {
     offload(c.offloadOptimizer, m.optimizerStates + shard * 4 / (gradientsSharded ? n : 1));
     m.optimizerStates = 0;
+    if (gradientsSharded) m.gradients = 0;
   }
   if (c.offloadParams != OffloadTarget::None) {
     offload(c.offloadParams, m.parameters);

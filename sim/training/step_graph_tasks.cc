@@ -95,10 +95,7 @@ void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, co
     t.stream = StreamKind::Offload;
     t.part = Part::Offload;
     t.pass = Pass::Step;
-    t.seconds = 2 * updated * 2 / pcie + updated * 28 * cluster.gpusPerNode / (cluster.host.memoryBandwidthGBps * 1e9);
-    if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-      t.seconds += 2 * states.nvmeBytes * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
-    }
+    t.seconds = offloadedOptimizerSeconds(cluster, c, updated, states.nvmeBytes);
     t.after.push_back(end.lastDataTask >= 0 ? end.lastDataTask : lastCompute);
     t.label = "offloaded optimizer step";
     lastOffload = stage.add(std::move(t));

@@ -128,8 +128,11 @@ TEST(Memory, OffloadMovesOptimizerStatesAndParameters) {
   MemoryBreakdown m = modelStates(1e9, c, cluster());
   EXPECT_DOUBLE_EQ(m.optimizerStates, 0);
   EXPECT_DOUBLE_EQ(m.parameters, 2e9);
-  EXPECT_DOUBLE_EQ(m.gradients, 2e9 / 8);
+  EXPECT_DOUBLE_EQ(m.gradients, 0);  // each reduced gradient goes to the host's fp32 copy and is freed
   EXPECT_DOUBLE_EQ(m.hostBytes, (12 + 4) * 1e9 / 8);  // K = 12 plus an fp32 gradient copy, per GPU's shard
+  setZeroStage(c, 1);  // ZeRO-1 keeps its whole gradients on the GPU until the step
+  EXPECT_DOUBLE_EQ(modelStates(1e9, c, cluster()).gradients, 2e9);
+  setZeroStage(c, 2);
   setZeroStage(c, 3);
   c.offloadParams = OffloadTarget::Nvme;
   m = modelStates(1e9, c, cluster());
