@@ -100,9 +100,10 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& config, Train
 // ZeRO-Infinity's parameter fetch, bytes/s per GPU: PCIe from host memory, or the node's NVMe
 // drives (shared by its GPUs) through it. 0 without a PCIe figure.
 double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& config);
-// ZeRO-Offload's CPU optimizer over `parameters`: memory-bound Adam, ~28 bytes a parameter (fp32
-// parameter, momentum and variance read and written, the fp32 gradient read, the 16-bit copy
-// written) at the host's memory bandwidth times its memory_efficiency, shared by the node's GPUs.
+// ZeRO-Offload's CPU optimizer over `parameters`: memory-bound Adam, ~28 bytes a parameter (the
+// fp32 parameter, momentum and variance read and written, the fp32 gradient read) at the host's
+// memory bandwidth times its memory_efficiency (which the fit carries the rest in), shared by the
+// node's GPUs.
 double cpuOptimizerSeconds(const Cluster& cluster, double parameters);
 // The offloaded optimizer step of one GPU's `parameters`: 16-bit gradients down and parameters up
 // over PCIe, the CPU optimizer, and with NVMe the states read and written (`nvmeBytes`, the GPU's
