@@ -28,12 +28,23 @@ double cpuOptimizerSeconds(const Cluster& cluster, double parameters) {
   return parameters * 28 * cluster.gpusPerNode / (cluster.host.memoryBandwidthGBps * 1e9 * cluster.host.memoryEfficiency);
 }
 
-double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& c, double parameters, double nvmeBytes) {
+bool gradientsSwappedOutDuringBackward(const TrainConfig& c) {
+  return c.offloadOptimizer == OffloadTarget::Nvme && c.sharding == StateSharding::Everything && c.dp > 1;
+}
+
+double gradientSwapOutSeconds(const Cluster& cluster, double parameters) {
+  if (cluster.host.nvmeBandwidthGBps <= 0) return 0;
+  return parameters * 4 * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
+}
+
+double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& c, double parameters) {
   double seconds = 2 * parameters * 2 / (cluster.host.pcieBandwidthGBps * 1e9) + cpuOptimizerSeconds(cluster, parameters);
-  if (c.offloadOptimizer == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-    seconds += 2 * nvmeBytes * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
-  }
-  return seconds;
+  if (cluster.host.nvmeBandwidthGBps <= 0) return seconds;
+  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
+  double bytesPerParameter = 0;
+  if (c.offloadOptimizer == OffloadTarget::Nvme) bytesPerParameter += 2 * per.optimizer + (gradientsSwappedOutDuringBackward(c) ? 4 : 8);
+  if (c.offloadParams == OffloadTarget::Nvme) bytesPerParameter += per.parameters;
+  return seconds + parameters * bytesPerParameter * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
 }
 
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
@@ -138,15 +149,19 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
       throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps / memory_bandwidth_gbps, which offload needs", cluster.name));
     }
     const double optimizerShard = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
-    s.offload += offloadedOptimizerSeconds(cluster, c, optimizerShard,
-                                           c.offloadOptimizer == OffloadTarget::Nvme ? trainingMemory(model, c, cluster).nvmeBytes : 0);
+    s.offload += offloadedOptimizerSeconds(cluster, c, optimizerShard);
   }
+  double fetch = 0;
   if (c.offloadParams != OffloadTarget::None && pcie > 0) {
     // Each GPU fetches its ZeRO-3 partition for the forward and again for the backward (then
     // all-gathers it, priced above), from host memory over PCIe or from the node's NVMe drives,
     // which its GPUs share; prefetching hides it under compute.
-    const double fetch = 2 * shard / c.dp * per.parameters / parameterFetchBandwidth(cluster, c);
+    fetch = 2 * shard / c.dp * per.parameters / parameterFetchBandwidth(cluster, c);
     s.offload += m * std::max(0.0, fetch - mb.total());
+  }
+  // The last micro-batch's gradients go to NVMe during its backward, in what compute the fetches leave.
+  if (gradientsSwappedOutDuringBackward(c)) {
+    s.offload += std::max(0.0, gradientSwapOutSeconds(cluster, shard / c.dp) - std::max(0.0, mb.total() - fetch));
   }
 
   // The optimizer step on the GPU: memory-bound over the states it updates (read and written),

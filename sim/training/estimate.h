@@ -105,10 +105,18 @@ double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& config
 // memory bandwidth times its memory_efficiency (which the fit carries the rest in), shared by the
 // node's GPUs.
 double cpuOptimizerSeconds(const Cluster& cluster, double parameters);
+// ZeRO-3 with the optimizer on NVMe writes each layer's fp32 gradient partition to the drives
+// during the backward, after its reduce-scatter (DeepSpeed's stage 3 partition_grads:
+// optimizer_swapper.swap_out_gradients), not in the optimizer step.
+bool gradientsSwappedOutDuringBackward(const TrainConfig& config);
+// Seconds to write `parameters`' fp32 gradients to the node's NVMe drives, the GPU's share of them.
+double gradientSwapOutSeconds(const Cluster& cluster, double parameters);
 // The offloaded optimizer step of one GPU's `parameters`: 16-bit gradients down and parameters up
-// over PCIe, the CPU optimizer, and with NVMe the states read and written (`nvmeBytes`, the GPU's
-// share of the node's drives).
-double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& config, double parameters, double nvmeBytes);
+// over PCIe, the CPU optimizer, and with NVMe what DeepSpeed's swapper moves in the step (the GPU's
+// share of the node's drives): the fp32 parameter, momentum and variance read and written, the fp32
+// gradient read (and written, unless the backward wrote it), and with the parameters on NVMe the
+// updated 16-bit ones written (the layers read them in the next step's fetches).
+double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& config, double parameters);
 
 // Model states only, for a model known by its parameter count (--params).
 TrainingEstimate estimateStates(double parameters, const TrainConfig& config, const Cluster& cluster);

@@ -229,6 +229,24 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.label = std::move(label);
       return stage.add(std::move(t));
     };
+    // ZeRO-3 with the optimizer on NVMe: the last micro-batch's fp32 gradient partition of each
+    // layer goes to the drives after its reduce-scatter (gradientsSwappedOutDuringBackward). The
+    // write of layer l is issued after the fetch of layer l - 1, so that fetch, which the backward
+    // waits for, is not queued behind it.
+    int pendingSwapOut = -1;
+    double pendingSwapOutShard = 0;
+    auto issueSwapOut = [&] {
+      if (pendingSwapOut < 0) return;
+      Task t;
+      t.stream = StreamKind::Offload;
+      t.part = Part::Offload;
+      t.pass = Pass::Backward;
+      t.seconds = gradientSwapOutSeconds(cluster, pendingSwapOutShard);
+      t.after.push_back(pendingSwapOut);
+      t.label = "swap out gradients";
+      lastDataTask = stage.add(std::move(t));
+      pendingSwapOut = -1;
+    };
     int lastCompute = -1;
     for (const ScheduledPass& pass : orders[static_cast<std::size_t>(s)]) {
       const auto [first, end] = chunkLayers(pass.chunk);
@@ -302,6 +320,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           const int ahead = l + 1 + c.prefetch;
           const int issue = ahead < end && gathered.count(ahead) ? gathered[ahead] : -1;
           const int fetch = fetchOffloaded(kind.shard, Pass::Backward, issue, fmt::format("fetch offloaded L{} mb{} (backward)", l, mb));
+          issueSwapOut();
           if (gathers && c.dp > 1) {
             Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
                                      {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
@@ -344,6 +363,10 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             lastDataTask = stage.add(std::move(scatter));
             reductions.push_back(lastDataTask);
             replicaAllReduce(kind.shard, fmt::format("replica all-reduce L{} mb{}", l, mb));
+            if (gradientsSwappedOutDuringBackward(c) && mb == m - 1) {
+              pendingSwapOut = lastDataTask;
+              pendingSwapOutShard = kind.shard / where.shardRanks;
+            }
           } else if (!gathers && (reducesEveryMicroBatch || mb == m - 1)) {
             // Buckets fill as the last micro-batch's backward produces gradients (ZeRO-2: every one's).
             bucketFill += kind.shard * per.gradients;
@@ -378,9 +401,16 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.freesBytes = restShard * per.parameters;
       lastDataTask = stage.add(std::move(t));
       replicaAllReduce(restShard, "replica all-reduce root unit");
+      if (gradientsSwappedOutDuringBackward(c)) {
+        const int rootScatter = lastDataTask;
+        issueSwapOut();
+        pendingSwapOut = rootScatter;
+        pendingSwapOutShard = restShard / where.shardRanks;
+      }
     }
+    issueSwapOut();
 
-    addStepEnd(stage, make, model, c, cluster, states, where, StageEnd{layers, stageShard, lastCompute, lastDataTask});
+    addStepEnd(stage, make, model, c, cluster, where, StageEnd{layers, stageShard, lastCompute, lastDataTask});
   }
 
   // Across stages: a forward waits for the previous stage's activations (the first stage's chunk

@@ -81,7 +81,7 @@ Task TaskMaker::pipeSend(Pass pass, int microBatch, const char* what) {
 }
 
 void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, const TrainConfig& c, const Cluster& cluster,
-                const MemoryBreakdown& states, const Placement& where, const StageEnd& end) {
+                const Placement& where, const StageEnd& end) {
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
   const bool shaped = model.architecture != Architecture::Given;
   int lastCompute = end.lastCompute;
@@ -95,7 +95,7 @@ void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, co
     t.stream = StreamKind::Offload;
     t.part = Part::Offload;
     t.pass = Pass::Step;
-    t.seconds = offloadedOptimizerSeconds(cluster, c, updated, states.nvmeBytes);
+    t.seconds = offloadedOptimizerSeconds(cluster, c, updated);
     t.after.push_back(end.lastDataTask >= 0 ? end.lastDataTask : lastCompute);
     t.label = "offloaded optimizer step";
     lastOffload = stage.add(std::move(t));

@@ -86,6 +86,6 @@ struct StageEnd {
 // The end of a stage's step after its backward: ZeRO-Offload's transfers and CPU optimizer, or
 // the optimizer step on the GPU; then ZeRO-1/2's all-gather of the updated parameters.
 void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, const TrainConfig& config, const Cluster& cluster,
-                const MemoryBreakdown& states, const Placement& where, const StageEnd& end);
+                const Placement& where, const StageEnd& end);
 
 }  // namespace cclab::sim

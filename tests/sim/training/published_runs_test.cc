@@ -88,8 +88,8 @@ bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") 
 // docs/training.md. Since 2026-12-02, 11 of the 12 LLaMA-2 FSDP/HSDP rows of the PyTorch/IBM FSDP
 // blog and the fms-fsdp README (the H100's 7B is predicted 18.5% fast), and 3 of the 14 T5-11B
 // rows, not 6, since eager RMSNorm is priced as the operators it runs (the other 11 predicted
-// 15.4-17.8% slow).
-constexpr int kOtherRowsWithinFifteenPercent = 99;
+// 15.4-17.8% slow). Since 2026-12-06, 5 of ZeRO-Infinity's 9 rows (Fig. 5(a) and 5(c)).
+constexpr int kOtherRowsWithinFifteenPercent = 104;
 constexpr int kPreHopperRowsWithinFifteenPercent = 5;
 
 struct Prediction {
@@ -190,6 +190,17 @@ TrainConfig configFor(const Record& r, const ModelCard& model) {
   else if (startsWith(sharding, "zero1") || (startsWith(sharding, "fsdp") && c.pp > 1)) setZeroStage(c, 1);
   else if (startsWith(sharding, "zero2")) setZeroStage(c, 2);
   if (has(sharding, "offload_optimizer cpu")) c.offloadOptimizer = OffloadTarget::Cpu;  // ZeRO-Offload
+  // ZeRO-Infinity's Table 1: "fp16 params on NVMe, optimizer states on CPU" and the like.
+  auto placedOn = [&](const char* what) {
+    const auto at = sharding.find(what);
+    if (at == std::string::npos) return OffloadTarget::None;
+    const std::string device = sharding.substr(at + std::string(what).size(), 4);
+    return startsWith(device, "NVMe") ? OffloadTarget::Nvme : startsWith(device, "CPU") ? OffloadTarget::Cpu : OffloadTarget::None;
+  };
+  if (has(sharding, "ZeRO-Infinity")) {
+    c.offloadParams = placedOn("params on ");
+    c.offloadOptimizer = placedOn("optimizer states on ");
+  }
   const std::string& recompute = r.at("recompute");
   c.recompute = has(recompute, "full") ? Recompute::Full : has(recompute, "selective") ? Recompute::Selective : Recompute::None;
   // "full on 20 of 40 layers": full recompute on some of the layers (fms-fsdp's selective checkpointing).
@@ -227,8 +238,12 @@ double measuredStepSeconds(const std::vector<Record>& all, const Record& r, cons
   if (metric == "step_s") return value;
   if (metric == "layer_fwd_bwd_ms") return value / 1e3;
   if (metric == "tokens_per_s_per_gpu") return static_cast<double>(c.globalBatch) * c.seq / (value * c.gpus);
-  const double flops = startsWith(r.at("id"), "meg") ? megatronFlopsPerStep(c.globalBatch, c.seq, m.layers, m.hidden, m.vocab)
-                                                     : e.flops.hardwarePerStep;
+  // ZeRO-Infinity counts 2 x 4 x 12 x bsz x seq x nl x hd^2 a step (its Sec. 4.1: forward,
+  // backward twice the forward, and the recompute; the layers' GEMMs only).
+  const double zeroInfinityFlops = 2.0 * 4 * 12 * c.globalBatch * c.seq * m.layers * double(m.hidden) * m.hidden;
+  const double flops = startsWith(r.at("id"), "meg")    ? megatronFlopsPerStep(c.globalBatch, c.seq, m.layers, m.hidden, m.vocab)
+                       : startsWith(r.at("id"), "zinf") ? zeroInfinityFlops
+                                                        : e.flops.hardwarePerStep;
   if (metric == "pflops_aggregate") return flops / (value * 1e15);
   // Weak scaling: per GPU, the efficiency times the one-GPU rate. Strong scaling: the one-GPU
   // step of the same model and batch (the same FLOPs at the one-GPU rate), divided by the speedup.
@@ -341,8 +356,8 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_GE(withinFifteen - preHopperWithinFifteen, kOtherRowsWithinFifteenPercent);
   EXPECT_GE(preHopperWithinFifteen, kPreHopperRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
-  EXPECT_LE(results::median(bySplit["holdout"]), 8.0);  // 7.6% (7.4% before ZeRO-Offload's three rows, 6.7% before T5, MT-NLG and BLOOM)
-  // Outside that table the held-out median is 7.1% (7.0% before ZeRO-Offload's 10 B on one V100,
+  EXPECT_LE(results::median(bySplit["holdout"]), 8.0);  // 7.7% (7.6% before ZeRO-Infinity's nine rows, 7.4% before ZeRO-Offload's three, 6.7% before T5, MT-NLG and BLOOM)
+  // Outside that table the held-out median is 7.2% (7.1% before ZeRO-Infinity's nine rows, 7.0% before ZeRO-Offload's 10 B on one V100,
   // predicted 19-24% fast: PublishedRuns.ZeroOffloadTenBillionOnOneV100), 6.9% before the FSDP blog's rows, 5.7% before
   // the T5, MT-NLG and BLOOM rows were priced, 5.4% before the V100, PTD-P 175B and one-layer rows,
   // 6.0% before the eager step was measured.
@@ -351,7 +366,20 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
     if (p.split == "holdout" && !p.preHopperSoftware) otherHeldOut.push_back(std::abs(100 * p.error()));
     if (p.split == "holdout" && startsWith(p.id, "meg19")) v100HeldOut.push_back(std::abs(100 * p.error()));
   }
+  std::printf("held out outside that table: %zu rows, median |error| %.1f%%\n", otherHeldOut.size(), results::median(otherHeldOut));
   EXPECT_LE(results::median(otherHeldOut), 7.2);
+  // ZeRO-Infinity on DGX-2s (Rajbhandari et al. SC'21, Fig. 5(a) and 5(c) with Table 1's layouts):
+  // ZeRO-3 with the parameters and optimizer states on the GPUs, in host memory or on NVMe, 10 B
+  // to 10 T parameters on 16 and 512 V100s. Median 13.1% (5 of 9 within 15%), the NVMe rows
+  // predicted 13-31% slow; 31-60% slow before the DGX-2's NVMe was the paper's measured 25 GB/s
+  // a node (it was an estimate, 10) and the optimizer step moved what DeepSpeed's swapper moves
+  // (the gradients written during the backward): docs/training.md, "ZeRO-Infinity on DGX-2s".
+  std::vector<double> zeroInfinity;
+  for (const Prediction& p : rows) {
+    if (startsWith(p.id, "zinf21-")) zeroInfinity.push_back(std::abs(100 * p.error()));
+  }
+  ASSERT_EQ(zeroInfinity.size(), 9u);
+  EXPECT_LE(results::median(zeroInfinity), 13.5);
   // LLaMA-2 7B-70B under PyTorch FSDP (HYBRID_SHARD for 7B and 13B, FULL_SHARD with activation
   // checkpointing for 34B and 70B), eager, on 128 A100s with 400 Gb/s between nodes and 96 H100s
   // with 800 Gb/s (the PyTorch/IBM blog, 2024; the fms-fsdp README's A100 rows), priced with

@@ -257,6 +257,60 @@ TEST(Timeline, OffloadedParametersAreFetchedBeforeEachGather) {
   EXPECT_NEAR(sumOfParts(nvme.estimate.step), nvme.estimate.step.total, 1e-9 * nvme.estimate.step.total);
 }
 
+TEST(Timeline, NvmeOptimizerWritesEachLayersGradientsDuringTheBackward) {
+  // ZeRO-3 with the optimizer on NVMe (ZeRO-Infinity): DeepSpeed writes each layer's fp32
+  // gradient partition to the drives after its reduce-scatter, during the backward, so the
+  // optimizer step moves 28 bytes a parameter (12 of states read and written, the gradient read)
+  // and, with the parameters on NVMe too, 2 more (the updated 16-bit ones written), not 32 or 36.
+  const ModelCard m = gpt(4096, 8, 32);
+  const Cluster node = withoutStepKnobs(nodes("dgx-a100", 1));
+  TrainConfig c = config(8, 16);
+  setZeroStage(c, 3);
+  c.offloadOptimizer = OffloadTarget::Nvme;
+  const Simulated s = run(m, c, node);
+  const double nvmePerGpu = node.host.nvmeBandwidthGBps * 1e9 / node.gpusPerNode;
+  const double layerShard = 12.0 * 4096 * 4096 / 8;
+  int swaps = 0;
+  double lastBackwardEnd = 0, firstSwapStart = 1e30;
+  for (std::size_t i = 0; i < s.graph.tasks.size(); ++i) {
+    const Task& t = s.graph.tasks[i];
+    if (t.part == Part::Compute && t.pass == Pass::Backward) lastBackwardEnd = std::max(lastBackwardEnd, s.timeline.tasks[i].end);
+    if (t.label != "swap out gradients") continue;
+    ++swaps;
+    EXPECT_EQ(t.stream, StreamKind::Offload);
+    ASSERT_EQ(t.after.size(), 1u);
+    EXPECT_TRUE(s.graph.tasks[static_cast<std::size_t>(t.after[0])].label.starts_with("reduce-scatter"))
+        << s.graph.tasks[static_cast<std::size_t>(t.after[0])].label;
+    if (swaps <= 8) {
+      EXPECT_NEAR(t.seconds, layerShard * 4 / nvmePerGpu, 0.02 * t.seconds);  // a layer's fp32 gradients
+    }
+    firstSwapStart = std::min(firstSwapStart, s.timeline.tasks[i].start);
+  }
+  EXPECT_EQ(swaps, 8 + 1);  // each layer's, in the last micro-batch, and the root unit's
+  EXPECT_LT(firstSwapStart, lastBackwardEnd);  // while the backward runs
+  const double updated = static_cast<double>(m.parameters()) / 8;
+  const double stateBytes = updated * 28 / nvmePerGpu;
+  EXPECT_NEAR(offloadedOptimizerSeconds(node, s.estimate.config, updated) - offloadedOptimizerSeconds(node, [&] {
+                TrainConfig cpu = s.estimate.config;
+                cpu.offloadOptimizer = OffloadTarget::Cpu;
+                return cpu;
+              }(), updated),
+              stateBytes, 1e-9 * stateBytes);
+  // Parameters on NVMe too: their 16-bit update is written in the step.
+  TrainConfig both = s.estimate.config;
+  both.offloadParams = OffloadTarget::Nvme;
+  EXPECT_NEAR(offloadedOptimizerSeconds(node, both, updated) - offloadedOptimizerSeconds(node, s.estimate.config, updated),
+              updated * 2 / nvmePerGpu, 1e-9 * stateBytes);
+  // Without data parallelism there is no reduce-scatter to follow: the step writes them too.
+  TrainConfig one = s.estimate.config;
+  one.dp = 1;
+  EXPECT_FALSE(gradientsSwappedOutDuringBackward(one));
+  EXPECT_NEAR(offloadedOptimizerSeconds(node, one, updated) - offloadedOptimizerSeconds(node, s.estimate.config, updated),
+              updated * 4 / nvmePerGpu, 1e-9 * stateBytes);
+  EXPECT_NEAR(sumOfParts(s.estimate.step), s.estimate.step.total, 1e-9 * s.estimate.step.total);
+  EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
+}
+
 TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
   // A replica group has one rank a node. On a100-400g two GPUs share a 100 Gb/s NIC: with every
   // GPU running its own group's all-reduce, each gets half the NIC, not the whole NIC a group
