@@ -253,6 +253,7 @@ Cluster clusterFromJson(const Json& given, const std::string& source) {
     c.host.memoryBandwidthGBps = host.positive("memory_bandwidth_gbps", 0.0);
     c.host.memoryEfficiency = fraction(host, "memory_efficiency", kCpuOptimizerMemoryEfficiency);
     c.host.pcieBandwidthGBps = host.positive("pcie_bandwidth_gbps", 0.0);
+    c.host.pcieNodeBandwidthGBps = host.positive("pcie_node_bandwidth_gbps", 0.0);
     c.host.nvmeBandwidthGBps = host.positive("nvme_bandwidth_gbps", 0.0);
   }
   c.costPerGpuHourUsd = in.positive("cost_per_gpu_hour_usd", 0.0, true);

@@ -144,6 +144,9 @@ struct HostSpec {
   // in 0.22-2.57 s, ~109 GB/s of the two sockets' 256 GB/s): docs/training.md.
   double memoryEfficiency = kCpuOptimizerMemoryEfficiency;
   double pcieBandwidthGBps = 0;  // host <-> one GPU, one direction
+  // Host <-> all of a node's GPUs at once, one direction: what the PCIe switches' uplinks to the
+  // CPUs carry when every GPU copies (a DGX-2's 16 GPUs share them). 0: each GPU its own link.
+  double pcieNodeBandwidthGBps = 0;
   double nvmeBandwidthGBps = 0;  // per node
 };
 

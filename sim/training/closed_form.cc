@@ -16,8 +16,14 @@
 
 namespace cclab::sim {
 
+double hostLinkBandwidth(const Cluster& cluster) {
+  double perGpu = cluster.host.pcieBandwidthGBps;
+  if (cluster.host.pcieNodeBandwidthGBps > 0) perGpu = std::min(perGpu, cluster.host.pcieNodeBandwidthGBps / cluster.gpusPerNode);
+  return perGpu * 1e9;
+}
+
 double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& c) {
-  const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+  const double pcie = hostLinkBandwidth(cluster);
   if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
     return std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
   }
@@ -28,23 +34,31 @@ double cpuOptimizerSeconds(const Cluster& cluster, double parameters) {
   return parameters * 28 * cluster.gpusPerNode / (cluster.host.memoryBandwidthGBps * 1e9 * cluster.host.memoryEfficiency);
 }
 
-bool gradientsSwappedOutDuringBackward(const TrainConfig& c) {
-  return c.offloadOptimizer == OffloadTarget::Nvme && c.sharding == StateSharding::Everything && c.dp > 1;
+bool gradientsOffloadedDuringBackward(const TrainConfig& c) {
+  return c.offloadOptimizer != OffloadTarget::None && c.sharding == StateSharding::Everything && c.dp > 1;
 }
 
-double gradientSwapOutSeconds(const Cluster& cluster, double parameters) {
-  if (cluster.host.nvmeBandwidthGBps <= 0) return 0;
-  return parameters * 4 * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
+namespace {
+// Seconds for each GPU of a node to move `bytesPerGpu` to or from the node's NVMe drives at once.
+double nvmeSeconds(const Cluster& cluster, double bytesPerGpu) {
+  return cluster.host.nvmeBandwidthGBps > 0 ? bytesPerGpu * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9) : 0.0;
+}
+}  // namespace
+
+double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, double parameters) {
+  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
+  const double toHost = parameters * per.gradients / hostLinkBandwidth(cluster);
+  return toHost + (c.offloadOptimizer == OffloadTarget::Nvme ? nvmeSeconds(cluster, parameters * 4) : 0.0);
 }
 
 double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& c, double parameters) {
-  double seconds = 2 * parameters * 2 / (cluster.host.pcieBandwidthGBps * 1e9) + cpuOptimizerSeconds(cluster, parameters);
-  if (cluster.host.nvmeBandwidthGBps <= 0) return seconds;
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
-  double bytesPerParameter = 0;
-  if (c.offloadOptimizer == OffloadTarget::Nvme) bytesPerParameter += 2 * per.optimizer + (gradientsSwappedOutDuringBackward(c) ? 4 : 8);
-  if (c.offloadParams == OffloadTarget::Nvme) bytesPerParameter += per.parameters;
-  return seconds + parameters * bytesPerParameter * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9);
+  const bool backwardMovedGradients = gradientsOffloadedDuringBackward(c);
+  const double linkBytes = (backwardMovedGradients ? 0 : per.gradients) + (c.offloadParams == OffloadTarget::None ? per.parameters : 0);
+  double nvmeBytes = 0;
+  if (c.offloadOptimizer == OffloadTarget::Nvme) nvmeBytes += 2 * per.optimizer + (backwardMovedGradients ? 4 : 8);
+  if (c.offloadParams == OffloadTarget::Nvme) nvmeBytes += per.parameters;
+  return parameters * linkBytes / hostLinkBandwidth(cluster) + cpuOptimizerSeconds(cluster, parameters) + nvmeSeconds(cluster, parameters * nvmeBytes);
 }
 
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
@@ -143,7 +157,7 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
 
   // Offload: gradients to the host and parameters back over PCIe, and the CPU's Adam
   // (offloadedOptimizerSeconds); parameters offloaded are fetched for every forward and backward.
-  const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+  const double pcie = hostLinkBandwidth(cluster);
   if (c.offloadOptimizer != OffloadTarget::None) {
     if (pcie <= 0 || cluster.host.memoryBandwidthGBps <= 0) {
       throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps / memory_bandwidth_gbps, which offload needs", cluster.name));
@@ -159,9 +173,9 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
     fetch = 2 * shard / c.dp * per.parameters / parameterFetchBandwidth(cluster, c);
     s.offload += m * std::max(0.0, fetch - mb.total());
   }
-  // The last micro-batch's gradients go to NVMe during its backward, in what compute the fetches leave.
-  if (gradientsSwappedOutDuringBackward(c)) {
-    s.offload += std::max(0.0, gradientSwapOutSeconds(cluster, shard / c.dp) - std::max(0.0, mb.total() - fetch));
+  // The last micro-batch's gradients leave the GPU during its backward, in what compute the fetches leave.
+  if (gradientsOffloadedDuringBackward(c)) {
+    s.offload += std::max(0.0, gradientOffloadSeconds(cluster, c, shard / c.dp) - std::max(0.0, mb.total() - fetch));
   }
 
   // The optimizer step on the GPU: memory-bound over the states it updates (read and written),

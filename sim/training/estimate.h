@@ -97,25 +97,32 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& con
 
 // The step by closed forms (closed_form.cc): the planner's lower bound.
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);
-// ZeRO-Infinity's parameter fetch, bytes/s per GPU: PCIe from host memory, or the node's NVMe
-// drives (shared by its GPUs) through it. 0 without a PCIe figure.
+// Bytes/s between host memory and one GPU while every GPU of the node copies (offload moves all
+// of them at once): its PCIe link, or the node's share of the switches' uplinks when smaller.
+// 0 without a PCIe figure.
+double hostLinkBandwidth(const Cluster& cluster);
+// ZeRO-Infinity's parameter fetch, bytes/s per GPU: hostLinkBandwidth from host memory, or the
+// node's NVMe drives (shared by its GPUs) through it. 0 without a PCIe figure.
 double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& config);
 // ZeRO-Offload's CPU optimizer over `parameters`: memory-bound Adam, ~28 bytes a parameter (the
 // fp32 parameter, momentum and variance read and written, the fp32 gradient read) at the host's
 // memory bandwidth times its memory_efficiency (which the fit carries the rest in), shared by the
 // node's GPUs.
 double cpuOptimizerSeconds(const Cluster& cluster, double parameters);
-// ZeRO-3 with the optimizer on NVMe writes each layer's fp32 gradient partition to the drives
-// during the backward, after its reduce-scatter (DeepSpeed's stage 3 partition_grads:
-// optimizer_swapper.swap_out_gradients), not in the optimizer step.
-bool gradientsSwappedOutDuringBackward(const TrainConfig& config);
-// Seconds to write `parameters`' fp32 gradients to the node's NVMe drives, the GPU's share of them.
-double gradientSwapOutSeconds(const Cluster& cluster, double parameters);
-// The offloaded optimizer step of one GPU's `parameters`: 16-bit gradients down and parameters up
-// over PCIe, the CPU optimizer, and with NVMe what DeepSpeed's swapper moves in the step (the GPU's
-// share of the node's drives): the fp32 parameter, momentum and variance read and written, the fp32
-// gradient read (and written, unless the backward wrote it), and with the parameters on NVMe the
-// updated 16-bit ones written (the layers read them in the next step's fetches).
+// ZeRO-3 with the optimizer offloaded moves each layer's gradient partition off the GPU during
+// the backward, after its reduce-scatter (DeepSpeed's stage 3 partition_grads: the 16-bit
+// gradient into the host's fp32 buffer, and with NVMe on to the drives, swap_out_gradients), not
+// in the optimizer step.
+bool gradientsOffloadedDuringBackward(const TrainConfig& config);
+// Seconds to move `parameters`' gradients that way: 16-bit over the host link, and with the
+// optimizer on NVMe the fp32 copy on to the node's drives, the GPU's share of them.
+double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& config, double parameters);
+// The offloaded optimizer step of one GPU's `parameters`: the 16-bit gradients down over the host
+// link (unless the backward moved them) and the updated 16-bit parameters up (unless they live
+// off the GPU, fetched by the layers), the CPU optimizer, and with NVMe what DeepSpeed's swapper
+// moves in the step (the GPU's share of the node's drives): the fp32 parameter, momentum and
+// variance read and written, the fp32 gradient read (and written, unless the backward wrote it),
+// and with the parameters on NVMe the updated 16-bit ones written.
 double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& config, double parameters);
 
 // Model states only, for a model known by its parameter count (--params).

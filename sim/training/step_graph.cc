@@ -229,23 +229,23 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.label = std::move(label);
       return stage.add(std::move(t));
     };
-    // ZeRO-3 with the optimizer on NVMe: the last micro-batch's fp32 gradient partition of each
-    // layer goes to the drives after its reduce-scatter (gradientsSwappedOutDuringBackward). The
-    // write of layer l is issued after the fetch of layer l - 1, so that fetch, which the backward
-    // waits for, is not queued behind it.
-    int pendingSwapOut = -1;
-    double pendingSwapOutShard = 0;
-    auto issueSwapOut = [&] {
-      if (pendingSwapOut < 0) return;
+    // ZeRO-3 with the optimizer offloaded: the last micro-batch's gradient partition of each layer
+    // leaves the GPU after its reduce-scatter (gradientsOffloadedDuringBackward), to host memory
+    // and with NVMe on to the drives. The copy of layer l is issued after the fetch of layer
+    // l - 1, so that fetch, which the backward waits for, is not queued behind it.
+    int pendingOffload = -1;
+    double pendingOffloadShard = 0;
+    auto issueGradientOffload = [&] {
+      if (pendingOffload < 0) return;
       Task t;
       t.stream = StreamKind::Offload;
       t.part = Part::Offload;
       t.pass = Pass::Backward;
-      t.seconds = gradientSwapOutSeconds(cluster, pendingSwapOutShard);
-      t.after.push_back(pendingSwapOut);
-      t.label = "swap out gradients";
+      t.seconds = gradientOffloadSeconds(cluster, c, pendingOffloadShard);
+      t.after.push_back(pendingOffload);
+      t.label = "offload gradients";
       lastDataTask = stage.add(std::move(t));
-      pendingSwapOut = -1;
+      pendingOffload = -1;
     };
     int lastCompute = -1;
     for (const ScheduledPass& pass : orders[static_cast<std::size_t>(s)]) {
@@ -320,7 +320,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           const int ahead = l + 1 + c.prefetch;
           const int issue = ahead < end && gathered.count(ahead) ? gathered[ahead] : -1;
           const int fetch = fetchOffloaded(kind.shard, Pass::Backward, issue, fmt::format("fetch offloaded L{} mb{} (backward)", l, mb));
-          issueSwapOut();
+          issueGradientOffload();
           if (gathers && c.dp > 1) {
             Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
                                      {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
@@ -363,9 +363,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             lastDataTask = stage.add(std::move(scatter));
             reductions.push_back(lastDataTask);
             replicaAllReduce(kind.shard, fmt::format("replica all-reduce L{} mb{}", l, mb));
-            if (gradientsSwappedOutDuringBackward(c) && mb == m - 1) {
-              pendingSwapOut = lastDataTask;
-              pendingSwapOutShard = kind.shard / where.shardRanks;
+            if (gradientsOffloadedDuringBackward(c) && mb == m - 1) {
+              pendingOffload = lastDataTask;
+              pendingOffloadShard = kind.shard / where.shardRanks;
             }
           } else if (!gathers && (reducesEveryMicroBatch || mb == m - 1)) {
             // Buckets fill as the last micro-batch's backward produces gradients (ZeRO-2: every one's).
@@ -401,14 +401,14 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.freesBytes = restShard * per.parameters;
       lastDataTask = stage.add(std::move(t));
       replicaAllReduce(restShard, "replica all-reduce root unit");
-      if (gradientsSwappedOutDuringBackward(c)) {
+      if (gradientsOffloadedDuringBackward(c)) {
         const int rootScatter = lastDataTask;
-        issueSwapOut();
-        pendingSwapOut = rootScatter;
-        pendingSwapOutShard = restShard / where.shardRanks;
+        issueGradientOffload();
+        pendingOffload = rootScatter;
+        pendingOffloadShard = restShard / where.shardRanks;
       }
     }
-    issueSwapOut();
+    issueGradientOffload();
 
     addStepEnd(stage, make, model, c, cluster, where, StageEnd{layers, stageShard, lastCompute, lastDataTask});
   }

@@ -88,7 +88,7 @@ void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, co
 
   // Offload: gradients to the host, the CPU's optimizer, parameters back (ZeRO-Offload).
   int lastOffload = -1;
-  const double pcie = cluster.host.pcieBandwidthGBps * 1e9;
+  const double pcie = hostLinkBandwidth(cluster);
   const double updated = end.parameters / (c.sharding == StateSharding::None ? 1 : c.dp);
   if (c.offloadOptimizer != OffloadTarget::None && pcie > 0 && cluster.host.memoryBandwidthGBps > 0) {
     Task t;

@@ -119,6 +119,11 @@ TEST(Cluster, BadDescriptionsNameTheFieldAndProblem) {
   j["gpu"]["unaligned_gemm_slowdown"] = 0.5;  // a multiplier of GEMM time: below 1 would be a speed-up
   EXPECT_NE(errorFor(j.dump()).find("gpu.unaligned_gemm_slowdown: must be from 1 to 100 (got 0.5)"), std::string::npos);
   j = minimal();
+  j["host"] = {{"pcie_bandwidth_gbps", 32}, {"pcie_node_bandwidth_gbps", -128}};
+  EXPECT_NE(errorFor(j.dump()).find("host.pcie_node_bandwidth_gbps: must be positive (got -128)"), std::string::npos);
+  j["host"]["pcie_node_bandwidth_gbps"] = 128;
+  EXPECT_EQ(errorFor(j.dump()), "");
+  j = minimal();
   j.erase("nics");
   EXPECT_NE(errorFor(j.dump()).find("2 nodes need NICs"), std::string::npos);
   j = minimal();

@@ -88,8 +88,9 @@ bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") 
 // docs/training.md. Since 2026-12-02, 11 of the 12 LLaMA-2 FSDP/HSDP rows of the PyTorch/IBM FSDP
 // blog and the fms-fsdp README (the H100's 7B is predicted 18.5% fast), and 3 of the 14 T5-11B
 // rows, not 6, since eager RMSNorm is priced as the operators it runs (the other 11 predicted
-// 15.4-17.8% slow). Since 2026-12-06, 5 of ZeRO-Infinity's 9 rows (Fig. 5(a) and 5(c)).
-constexpr int kOtherRowsWithinFifteenPercent = 104;
+// 15.4-17.8% slow). Since 2026-12-06, 5 of ZeRO-Infinity's 9 rows (Fig. 5(a) and 5(c)) and 2
+// of the ZeRO-Offload tutorial's 3 (since the DGX-2's host links are the paper's measured ones).
+constexpr int kOtherRowsWithinFifteenPercent = 106;
 constexpr int kPreHopperRowsWithinFifteenPercent = 5;
 
 struct Prediction {
@@ -370,10 +371,10 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_LE(results::median(otherHeldOut), 7.2);
   // ZeRO-Infinity on DGX-2s (Rajbhandari et al. SC'21, Fig. 5(a) and 5(c) with Table 1's layouts):
   // ZeRO-3 with the parameters and optimizer states on the GPUs, in host memory or on NVMe, 10 B
-  // to 10 T parameters on 16 and 512 V100s. Median 13.1% (5 of 9 within 15%), the NVMe rows
+  // to 10 T parameters on 16 and 512 V100s. Median 12.6% (5 of 9 within 15%), the NVMe rows
   // predicted 13-31% slow; 31-60% slow before the DGX-2's NVMe was the paper's measured 25 GB/s
-  // a node (it was an estimate, 10) and the optimizer step moved what DeepSpeed's swapper moves
-  // (the gradients written during the backward): docs/training.md, "ZeRO-Infinity on DGX-2s".
+  // a node (it was an estimate, 10) and the optimizer step moved what DeepSpeed moves there (the
+  // gradients leave during the backward): docs/training.md, "ZeRO-Infinity on DGX-2s".
   std::vector<double> zeroInfinity;
   for (const Prediction& p : rows) {
     if (startsWith(p.id, "zinf21-")) zeroInfinity.push_back(std::abs(100 * p.error()));
@@ -436,16 +437,17 @@ TEST(PublishedRuns, CpuOptimizerAgainstZeroOffloadTable4) {
 // ZeRO-Offload's headline run, the 10 B GPT-2 on one 32 GB V100 (DeepSpeed's tutorial log: three
 // steps of 25.7-26.8 s at micro-batch 10, forward 6.38 s, backward 11.77 s, optimizer 7.61 s of
 // which CPU-Adam 6.48 s): it fits (31.7 of 32 GiB; 50.9 GiB while the model kept ZeRO-2's
-// gradients on the GPU), and the step is predicted 16-19% short (21.6 s; throughput +19 to +24%).
-// Forward and backward are within 10% (16.4 s against 18.2 s); the offloaded optimizer step is
-// 5.2 s against 7.6 s, because the log's CPU-Adam took 2.5 times what the paper's Table 4 gives
-// for the same 10 B (6.48 s against 2.57 s), which the description follows.
+// gradients on the GPU), and the step is predicted 12-16% short (22.5 s; throughput +14 to +19%;
+// +19 to +24% while the DGX-2's PCIe was its 16 GB/s line rate, not the 12 ZeRO-Infinity's Fig.
+// 2(b) measures for one GPU). Forward and backward are within 10% (16.4 s against 18.2 s); the
+// offloaded optimizer step is 5.9 s against 7.6 s (PCIe 3.3 s, CPU-Adam 2.6 s), because the log's CPU-Adam took 2.5 times what
+// the paper's Table 4 gives for the same 10 B (6.48 s against 2.57 s), which the description follows.
 TEST(PublishedRuns, ZeroOffloadTenBillionOnOneV100) {
   int rows = 0;
   for (const Prediction& p : predictAll("zoff21-tut-")) {
     ++rows;
-    EXPECT_GT(p.error(), 0.15) << p.id;  // predicted too fast, as above: the check shows it
-    EXPECT_LT(p.error(), 0.25) << p.id;
+    EXPECT_GT(p.error(), 0.10) << p.id;  // predicted too fast, as above: the check shows it
+    EXPECT_LT(p.error(), 0.20) << p.id;
   }
   EXPECT_EQ(rows, 3);
   const std::vector<Record> all = readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv");

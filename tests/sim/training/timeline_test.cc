@@ -238,7 +238,7 @@ TEST(Timeline, OffloadedParametersAreFetchedBeforeEachGather) {
     if (t.label.starts_with("fetch offloaded L")) {
       ++fetches;
       EXPECT_EQ(t.stream, StreamKind::Offload);
-      EXPECT_NEAR(t.seconds, 12.0 * 4096 * 4096 * 2 / 8 / (node.host.pcieBandwidthGBps * 1e9), 0.02 * t.seconds);  // a layer's shard
+      EXPECT_NEAR(t.seconds, 12.0 * 4096 * 4096 * 2 / 8 / hostLinkBandwidth(node), 0.02 * t.seconds);  // a layer's shard
     }
     if (!t.label.starts_with("all-gather L")) continue;
     ++gathers;
@@ -257,11 +257,13 @@ TEST(Timeline, OffloadedParametersAreFetchedBeforeEachGather) {
   EXPECT_NEAR(sumOfParts(nvme.estimate.step), nvme.estimate.step.total, 1e-9 * nvme.estimate.step.total);
 }
 
-TEST(Timeline, NvmeOptimizerWritesEachLayersGradientsDuringTheBackward) {
-  // ZeRO-3 with the optimizer on NVMe (ZeRO-Infinity): DeepSpeed writes each layer's fp32
-  // gradient partition to the drives after its reduce-scatter, during the backward, so the
-  // optimizer step moves 28 bytes a parameter (12 of states read and written, the gradient read)
-  // and, with the parameters on NVMe too, 2 more (the updated 16-bit ones written), not 32 or 36.
+TEST(Timeline, OffloadedOptimizerTakesEachLayersGradientsDuringTheBackward) {
+  // ZeRO-3 with the optimizer offloaded (ZeRO-Infinity): DeepSpeed moves each layer's gradient
+  // partition off the GPU after its reduce-scatter, during the backward: 16-bit over PCIe into the
+  // host's fp32 buffer, and with the optimizer on NVMe the fp32 copy on to the drives. The step
+  // then moves on NVMe 28 bytes a parameter (12 of states read and written, the gradient read)
+  // and, with the parameters on NVMe too, 2 more (the updated 16-bit ones written), not 32 or 36;
+  // over PCIe it sends the updated parameters up only if they live on the GPU.
   const ModelCard m = gpt(4096, 8, 32);
   const Cluster node = withoutStepKnobs(nodes("dgx-a100", 1));
   TrainConfig c = config(8, 16);
@@ -269,46 +271,63 @@ TEST(Timeline, NvmeOptimizerWritesEachLayersGradientsDuringTheBackward) {
   c.offloadOptimizer = OffloadTarget::Nvme;
   const Simulated s = run(m, c, node);
   const double nvmePerGpu = node.host.nvmeBandwidthGBps * 1e9 / node.gpusPerNode;
+  const double link = hostLinkBandwidth(node);
+  EXPECT_DOUBLE_EQ(link, 16e9);  // 128 GB/s a node over 8 GPUs, below each GPU's 32
   const double layerShard = 12.0 * 4096 * 4096 / 8;
-  int swaps = 0;
-  double lastBackwardEnd = 0, firstSwapStart = 1e30;
+  int copies = 0;
+  double lastBackwardEnd = 0, firstCopyStart = 1e30;
   for (std::size_t i = 0; i < s.graph.tasks.size(); ++i) {
     const Task& t = s.graph.tasks[i];
     if (t.part == Part::Compute && t.pass == Pass::Backward) lastBackwardEnd = std::max(lastBackwardEnd, s.timeline.tasks[i].end);
-    if (t.label != "swap out gradients") continue;
-    ++swaps;
+    if (t.label != "offload gradients") continue;
+    ++copies;
     EXPECT_EQ(t.stream, StreamKind::Offload);
     ASSERT_EQ(t.after.size(), 1u);
     EXPECT_TRUE(s.graph.tasks[static_cast<std::size_t>(t.after[0])].label.starts_with("reduce-scatter"))
         << s.graph.tasks[static_cast<std::size_t>(t.after[0])].label;
-    if (swaps <= 8) {
-      EXPECT_NEAR(t.seconds, layerShard * 4 / nvmePerGpu, 0.02 * t.seconds);  // a layer's fp32 gradients
+    if (copies <= 8) {
+      EXPECT_NEAR(t.seconds, layerShard * 2 / link + layerShard * 4 / nvmePerGpu, 0.02 * t.seconds);  // a layer's
     }
-    firstSwapStart = std::min(firstSwapStart, s.timeline.tasks[i].start);
+    firstCopyStart = std::min(firstCopyStart, s.timeline.tasks[i].start);
   }
-  EXPECT_EQ(swaps, 8 + 1);  // each layer's, in the last micro-batch, and the root unit's
-  EXPECT_LT(firstSwapStart, lastBackwardEnd);  // while the backward runs
+  EXPECT_EQ(copies, 8 + 1);  // each layer's, in the last micro-batch, and the root unit's
+  EXPECT_LT(firstCopyStart, lastBackwardEnd);  // while the backward runs
   const double updated = static_cast<double>(m.parameters()) / 8;
-  const double stateBytes = updated * 28 / nvmePerGpu;
-  EXPECT_NEAR(offloadedOptimizerSeconds(node, s.estimate.config, updated) - offloadedOptimizerSeconds(node, [&] {
-                TrainConfig cpu = s.estimate.config;
-                cpu.offloadOptimizer = OffloadTarget::Cpu;
-                return cpu;
-              }(), updated),
-              stateBytes, 1e-9 * stateBytes);
-  // Parameters on NVMe too: their 16-bit update is written in the step.
-  TrainConfig both = s.estimate.config;
-  both.offloadParams = OffloadTarget::Nvme;
-  EXPECT_NEAR(offloadedOptimizerSeconds(node, both, updated) - offloadedOptimizerSeconds(node, s.estimate.config, updated),
-              updated * 2 / nvmePerGpu, 1e-9 * stateBytes);
-  // Without data parallelism there is no reduce-scatter to follow: the step writes them too.
+  auto stepSeconds = [&](auto change) {
+    TrainConfig changed = s.estimate.config;
+    change(changed);
+    return offloadedOptimizerSeconds(node, changed, updated);
+  };
+  const double nvmeStep = stepSeconds([](TrainConfig&) {});
+  const double stateSeconds = updated * 28 / nvmePerGpu;
+  EXPECT_NEAR(nvmeStep - stepSeconds([](TrainConfig& x) { x.offloadOptimizer = OffloadTarget::Cpu; }), stateSeconds, 1e-9 * stateSeconds);
+  // Parameters on NVMe too: their 16-bit update is written there, not sent up to the GPU.
+  EXPECT_NEAR(stepSeconds([](TrainConfig& x) { x.offloadParams = OffloadTarget::Nvme; }) - nvmeStep, updated * 2 / nvmePerGpu - updated * 2 / link,
+              1e-9 * stateSeconds);
+  // Without data parallelism there is no reduce-scatter to follow: the step moves the gradients.
   TrainConfig one = s.estimate.config;
   one.dp = 1;
-  EXPECT_FALSE(gradientsSwappedOutDuringBackward(one));
-  EXPECT_NEAR(offloadedOptimizerSeconds(node, one, updated) - offloadedOptimizerSeconds(node, s.estimate.config, updated),
-              updated * 4 / nvmePerGpu, 1e-9 * stateBytes);
+  EXPECT_FALSE(gradientsOffloadedDuringBackward(one));
+  EXPECT_NEAR(offloadedOptimizerSeconds(node, one, updated) - nvmeStep, updated * 4 / nvmePerGpu + updated * 2 / link, 1e-9 * stateSeconds);
   EXPECT_NEAR(sumOfParts(s.estimate.step), s.estimate.step.total, 1e-9 * s.estimate.step.total);
   EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
+}
+
+TEST(Timeline, OffloadSharesTheNodesHostLinks) {
+  // A DGX-2's 16 GPUs reach host memory at 12 GB/s one at a time and 3.0 GB/s each all at once
+  // (ZeRO-Infinity's Fig. 2(b)): offload's transfers run at the second, a one-GPU job's at the first.
+  const Cluster dgx2 = loadCluster("dgx-2h");
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(dgx2), 3e9);
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(jobCluster(dgx2, 1)), 12e9);
+  Cluster ownLinks = dgx2;
+  ownLinks.host.pcieNodeBandwidthGBps = 0;  // each GPU its own link
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(ownLinks), 12e9);
+  TrainConfig c = config(16, 16);
+  setZeroStage(c, 2);
+  c.offloadOptimizer = OffloadTarget::Cpu;
+  c.dp = 16;
+  const double shared = offloadedOptimizerSeconds(dgx2, c, 1e9), own = offloadedOptimizerSeconds(ownLinks, c, 1e9);
+  EXPECT_NEAR(shared - own, 1e9 * 4 / 3e9 - 1e9 * 4 / 12e9, 1e-9);  // gradients down, parameters up
 }
 
 TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
