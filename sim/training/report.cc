@@ -118,8 +118,9 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
     r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, {} precision\n", c.globalBatch, c.microBatch,
                      c.accumulation, c.dp, precision);
   } else if (!c.statesOnly) {
-    r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, seq {}, {} precision, flash attention {}\n",
-                     c.globalBatch, c.microBatch, c.accumulation, c.dp, c.seq, precision, c.flashAttention ? "on" : "off");
+    const char* sequenceParallel = c.sequenceParallel ? ", sequence parallel" : c.sequenceParallelDropped ? ", sequence parallelism off (it needs --tp > 1)" : "";
+    r += fmt::format("batch             global {} = micro {} x accumulation {} x dp {}, seq {}, {} precision, flash attention {}{}\n",
+                     c.globalBatch, c.microBatch, c.accumulation, c.dp, c.seq, precision, c.flashAttention ? "on" : "off", sequenceParallel);
   }
   r += fmt::format("parameters        {} ({:.0f})\n", formatCount(e.parameters), e.parameters);
   r += fmt::format("memory per GPU    parameters {:.2f} + gradients {:.2f} + optimizer {:.2f} + activations {:.2f} + other {:.2f} = {:.2f} GiB of {:.1f}: {}\n",

@@ -75,6 +75,9 @@ struct TrainConfig {
   int accumulation = 1;
   // A DeepSpeed config's gradient_accumulation_steps: resolve() checks DeepSpeed's rule with it.
   std::optional<int> requestedAccumulation;
+  // Set by resolve(): sequence parallelism asked for without tensor parallelism, switched off as
+  // Megatron-LM does (it splits the tensor-parallel group's activations); the report says so.
+  bool sequenceParallelDropped = false;
 };
 
 // Parses flag values; throw InputError listing the valid ones.

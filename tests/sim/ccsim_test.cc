@@ -260,6 +260,21 @@ TEST_F(Ccsim, TrainSaysWhatPeakFp8UtilisationIsQuotedAgainst) {
               j.at("model_flops_per_step").get<double>() / (j.at("step_time_s").at("total").get<double>() * 128 * 989.4e12), 1e-12);
 }
 
+// Sequence parallelism splits the tensor-parallel group's activations: asked for without it, it
+// is switched off as Megatron-LM does, and the report says so rather than dropping it silently.
+TEST_F(Ccsim, TrainSaysWhenSequenceParallelismHasNoTensorParallelism) {
+  const std::string flags = "train --model gpt2-medium --cluster dgx-a100 --gpus 8 --global-batch 64 --seq 1024 --sequence-parallel on ";
+  const Outcome alone = ccsim(flags + "--tp 1");
+  ASSERT_EQ(alone.exitCode, 0) << alone.err;
+  EXPECT_NE(alone.out.find(", sequence parallelism off (it needs --tp > 1)\n"), std::string::npos) << alone.out;
+  const Outcome split = ccsim(flags + "--tp 2");
+  ASSERT_EQ(split.exitCode, 0) << split.err;
+  EXPECT_NE(split.out.find("flash attention on, sequence parallel\n"), std::string::npos) << split.out;
+  const Outcome off = ccsim("train --model gpt2-medium --cluster dgx-a100 --gpus 8 --global-batch 64 --seq 1024 --tp 1");
+  ASSERT_EQ(off.exitCode, 0) << off.err;
+  EXPECT_EQ(off.out.find("sequence parallel"), std::string::npos) << off.out;
+}
+
 // ccsim plan keeps to the rules ccsim train does: a DeepSpeed config that offloads parameters
 // (ZeRO-Infinity) leaves ZeRO-3 layouts only, and each plan runs as ccsim train.
 TEST_F(Ccsim, PlanOffersOnlyLayoutsTrainAccepts) {
