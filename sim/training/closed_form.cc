@@ -134,7 +134,9 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
         const double scatter = perUnit(Collective::ReduceScatter, per.gradients);
         const double perMicroBatch = 2 * gather + scatter;
         const double layerGather = shaped ? pricer.seconds(Collective::AllGather, layerShard * per.parameters, ranks, nodes) : gather;
-        s.shardComm = m * std::max(layerGather, perMicroBatch - mb.total());
+        // The first layer's gather waits for nothing to hide behind only once a step: a later
+        // micro-batch's is prefetched during the backward before it.
+        s.shardComm = std::max(layerGather, perMicroBatch - mb.total()) + (m - 1) * std::max(0.0, perMicroBatch - mb.total());
         if (hybrid) {
           const int replicas = c.dp / ranks;
           auto replicaAllReduce = [&](double unitShard) {
@@ -165,17 +167,20 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
     const double optimizerShard = shard / (c.sharding == StateSharding::None ? 1 : c.dp);
     s.offload += offloadedOptimizerSeconds(cluster, c, optimizerShard);
   }
-  double fetch = 0;
-  if (c.offloadParams != OffloadTarget::None && pcie > 0) {
-    // Each GPU fetches its ZeRO-3 partition for the forward and again for the backward (then
-    // all-gathers it, priced above), from host memory over PCIe or from the node's NVMe drives,
-    // which its GPUs share; prefetching hides it under compute.
-    fetch = 2 * shard / c.dp * per.parameters / parameterFetchBandwidth(cluster, c);
-    s.offload += m * std::max(0.0, fetch - mb.total());
-  }
-  // The last micro-batch's gradients leave the GPU during its backward, in what compute the fetches leave.
-  if (gradientsOffloadedDuringBackward(c)) {
-    s.offload += std::max(0.0, gradientOffloadSeconds(cluster, c, shard / c.dp) - std::max(0.0, mb.total() - fetch));
+  // Each GPU fetches its ZeRO-3 partition of each layer for the forward and again for the backward
+  // (then all-gathers it, priced above), and of the rest (embeddings, final norm) once a step, from
+  // host memory over PCIe or from the node's NVMe drives, which its GPUs share; and the last
+  // micro-batch's gradients leave during its backward (gradientsOffloadedDuringBackward). The
+  // offload stream runs beside the compute and beside the shard collectives' exposed time, so only
+  // what it takes beyond both is exposed (counting it on top of the collectives' would no longer
+  // bound the timeline from below).
+  if (c.offloadParams != OffloadTarget::None || gradientsOffloadedDuringBackward(c)) {
+    const bool shaped = model.architecture != Architecture::Given;
+    const double layersShard = shaped ? maxStageLayers(model.layers, c.pp) * static_cast<double>(model.layerParameters()) / c.tp : shard;
+    const double fetchBytes = (2.0 * m * layersShard + (shard - layersShard)) / c.dp * per.parameters;
+    const double fetch = c.offloadParams != OffloadTarget::None && pcie > 0 ? fetchBytes / parameterFetchBandwidth(cluster, c) : 0.0;
+    const double gradients = gradientsOffloadedDuringBackward(c) ? gradientOffloadSeconds(cluster, c, shard / c.dp) : 0.0;
+    s.offload += std::max(0.0, fetch + gradients - m * mb.total() - s.shardComm);
   }
 
   // The optimizer step on the GPU: memory-bound over the states it updates (read and written),
