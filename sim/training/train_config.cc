@@ -239,7 +239,10 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     throw InputError(fmt::format("{} with pipeline parallelism is not supported (as in DeepSpeed and Megatron-LM): use ZeRO-0/1 with --pp > 1",
                                  c.shardingName));
   }
-  if (c.sequenceParallel && c.tp == 1) c.sequenceParallel = false, c.sequenceParallelDropped = true;  // as Megatron-LM does
+  if (c.sequenceParallel && c.tp == 1) {  // as Megatron-LM does
+    c.sequenceParallel = false;
+    c.sequenceParallelDropped = true;
+  }
 }
 
 }  // namespace cclab::sim
