@@ -22,11 +22,19 @@ double hostLinkBandwidth(const Cluster& cluster) {
   return perGpu * 1e9;
 }
 
+namespace {
+// Bytes/s of the node's NVMe drives for each of its GPUs, all of them moving at once (0: none described).
+double nvmeBandwidthPerGpu(const Cluster& cluster) { return cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode; }
+
+// Seconds for each GPU of a node to move `bytesPerGpu` to or from the node's NVMe drives at once.
+double nvmeSeconds(const Cluster& cluster, double bytesPerGpu) {
+  return cluster.host.nvmeBandwidthGBps > 0 ? bytesPerGpu / nvmeBandwidthPerGpu(cluster) : 0.0;
+}
+}  // namespace
+
 double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& c) {
   const double pcie = hostLinkBandwidth(cluster);
-  if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) {
-    return std::min(pcie, cluster.host.nvmeBandwidthGBps * 1e9 / cluster.gpusPerNode);
-  }
+  if (c.offloadParams == OffloadTarget::Nvme && cluster.host.nvmeBandwidthGBps > 0) return std::min(pcie, nvmeBandwidthPerGpu(cluster));
   return pcie;
 }
 
@@ -37,13 +45,6 @@ double cpuOptimizerSeconds(const Cluster& cluster, double parameters) {
 bool gradientsOffloadedDuringBackward(const TrainConfig& c) {
   return c.offloadOptimizer != OffloadTarget::None && c.sharding == StateSharding::Everything && c.dp > 1;
 }
-
-namespace {
-// Seconds for each GPU of a node to move `bytesPerGpu` to or from the node's NVMe drives at once.
-double nvmeSeconds(const Cluster& cluster, double bytesPerGpu) {
-  return cluster.host.nvmeBandwidthGBps > 0 ? bytesPerGpu * cluster.gpusPerNode / (cluster.host.nvmeBandwidthGBps * 1e9) : 0.0;
-}
-}  // namespace
 
 double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, double parameters) {
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);

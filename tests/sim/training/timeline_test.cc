@@ -222,16 +222,22 @@ TEST(Timeline, HybridShardAllReducesEachUnitBehindTheRestOfTheBackward) {
   EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
 }
 
+// ZeRO-3 on one DGX A100 node (8 GPUs, global batch 16), states placed as given.
+TrainConfig zero3Offloading(OffloadTarget optimizer, OffloadTarget parameters) {
+  TrainConfig c = config(8, 16);
+  setZeroStage(c, 3);
+  c.offloadOptimizer = optimizer;
+  c.offloadParams = parameters;
+  return c;
+}
+
 TEST(Timeline, OffloadedParametersAreFetchedBeforeEachGather) {
   // ZeRO-Infinity's parameter offload: each layer's partition comes back over PCIe before its
   // gather, forward and backward, and the gather waits for it; from NVMe (slower) the step is
   // longer and the fetches show on its critical path as offload.
   const ModelCard m = gpt(4096, 8, 32);
   const Cluster node = withoutStepKnobs(nodes("dgx-a100", 1));
-  TrainConfig c = config(8, 16);
-  setZeroStage(c, 3);
-  c.offloadOptimizer = OffloadTarget::Cpu;
-  c.offloadParams = OffloadTarget::Cpu;
+  TrainConfig c = zero3Offloading(OffloadTarget::Cpu, OffloadTarget::Cpu);
   const Simulated host = run(m, c, node);
   int gathers = 0, fetches = 0;
   for (const Task& t : host.graph.tasks) {
@@ -266,10 +272,7 @@ TEST(Timeline, OffloadedOptimizerTakesEachLayersGradientsDuringTheBackward) {
   // over PCIe it sends the updated parameters up only if they live on the GPU.
   const ModelCard m = gpt(4096, 8, 32);
   const Cluster node = withoutStepKnobs(nodes("dgx-a100", 1));
-  TrainConfig c = config(8, 16);
-  setZeroStage(c, 3);
-  c.offloadOptimizer = OffloadTarget::Nvme;
-  const Simulated s = run(m, c, node);
+  const Simulated s = run(m, zero3Offloading(OffloadTarget::Nvme, OffloadTarget::None), node);
   const double nvmePerGpu = node.host.nvmeBandwidthGBps * 1e9 / node.gpusPerNode;
   const double link = hostLinkBandwidth(node);
   EXPECT_DOUBLE_EQ(link, 16e9);  // 128 GB/s a node over 8 GPUs, below each GPU's 32
