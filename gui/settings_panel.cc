@@ -75,6 +75,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   flash_ = new QCheckBox(tr("flash attention"), this);
   flash_->setChecked(true);
   sequenceParallel_ = new QCheckBox(tr("sequence parallelism"), this);
+  cpuCheckpointing_ = new QCheckBox(tr("checkpoints in host memory"), this);
   overlap_ = new QCheckBox(tr("overlap gradient reduction"), this);
   overlap_->setChecked(true);
   tokensB_ = new QDoubleSpinBox(this);
@@ -98,7 +99,8 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
       {"zero", sharding_},       {"recompute", recompute_}, {"schedule", schedule_},   {"offload", offload_},
       {"offload-device", offloadDevice_}, {"flash-attention", flash_}, {"sequence-parallel", sequenceParallel_},
       {"overlap-grad-reduce", overlap_}, {"tokens", tokensB_}, {"framework-overhead", frameworkGiB_},
-      {"execution", execution_}, {"prefetch", prefetch_}, {"vocab-multiple", vocabMultiple_}, {"recompute-layers", recomputeLayers_}};
+      {"execution", execution_}, {"prefetch", prefetch_}, {"vocab-multiple", vocabMultiple_}, {"recompute-layers", recomputeLayers_},
+      {"cpu-checkpointing", cpuCheckpointing_}};
   const sim::TrainingSettings none;
   sim::forEachSetting(none, [&](std::string_view name, const auto&, std::string_view help, sim::SettingScope) {
     if (auto it = byFlag.find(std::string(name)); it != byFlag.end()) {
@@ -137,6 +139,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   auto [memory, memoryForm] = group(tr("Memory savers"));
   memoryForm->addRow(tr("&Recompute"), recompute_);
   memoryForm->addRow(tr("Layers recomputed"), recomputeLayers_);
+  memoryForm->addRow(cpuCheckpointing_);
   memoryForm->addRow(tr("&Offload"), offload_);
   memoryForm->addRow(tr("Offload to"), offloadDevice_);
   memoryForm->addRow(flash_);
@@ -155,7 +158,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   }
   for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_, vocabMultiple_, recomputeLayers_}) connect(box, &QSpinBox::valueChanged, this, notify);
   for (QDoubleSpinBox* box : {tokensB_, frameworkGiB_}) connect(box, &QDoubleSpinBox::valueChanged, this, notify);
-  for (QCheckBox* box : {flash_, sequenceParallel_, overlap_}) connect(box, &QCheckBox::toggled, this, notify);
+  for (QCheckBox* box : {flash_, sequenceParallel_, overlap_, cpuCheckpointing_}) connect(box, &QCheckBox::toggled, this, notify);
 
   // A first plan that fits and says something: LLaMA-2 7B with ZeRO-1 on 64 A100s.
   quiet_ = true;
@@ -204,6 +207,8 @@ sim::TrainingSettings SettingsPanel::settings() const {
   s.recompute = recompute_->currentData().toString().toStdString();
   // Some layers only with full recompute (0: all of them).
   s.recomputeLayers = s.recompute == "full" && recomputeLayers_->value() > 0 ? std::optional<int>(recomputeLayers_->value()) : std::nullopt;
+  // Checkpoints in host memory only with full recompute (the only recompute that keeps checkpoints).
+  s.cpuCheckpointing = s.recompute == "full" && cpuCheckpointing_->isChecked() ? "on" : "";
   s.schedule = schedule_->currentData().toString().toStdString();
   s.offload = offload_->currentData().toString().toStdString();
   s.offloadDevice = offloadDevice_->currentData().toString().toStdString();
@@ -244,6 +249,7 @@ void SettingsPanel::setSettings(const sim::TrainingSettings& s) {
   selectData(offloadDevice_, QString::fromStdString(s.offloadDevice));
   flash_->setChecked(s.flash != "off");
   sequenceParallel_->setChecked(s.sequenceParallel == "on");
+  cpuCheckpointing_->setChecked(s.cpuCheckpointing == "on");
   overlap_->setChecked(s.overlap != "off");
   selectData(execution_, QString::fromStdString(s.execution.empty() ? "fused" : s.execution));
   prefetch_->setValue(s.prefetch.value_or(1));

@@ -50,7 +50,7 @@ class SettingsPanel : public QWidget {
   QComboBox *model_, *cluster_, *precision_, *optimizer_, *sharding_, *recompute_, *schedule_, *offload_, *offloadDevice_, *execution_;
   QSpinBox *gpus_, *globalBatch_, *microBatch_, *seq_, *dp_, *tp_, *pp_, *vpp_, *prefetch_, *vocabMultiple_, *recomputeLayers_;
   QDoubleSpinBox *tokensB_, *frameworkGiB_;
-  QCheckBox *flash_, *sequenceParallel_, *overlap_;
+  QCheckBox *flash_, *sequenceParallel_, *overlap_, *cpuCheckpointing_;
   bool quiet_ = false;  // setSettings() in progress: one changed() at the end
 };
 

@@ -300,6 +300,10 @@ void StepRunner::execute(int index, MeasuredTask& times, double origin) {
         }
         break;
       }
+      if (task.part == sim::Part::Offload) {
+        sleepFor(task.seconds);  // CPU checkpointing's copy: no host transfer is made, its predicted time
+        break;
+      }
       compute(task);
       if (task.tensorCollectiveRuns > 0) {
         const double tensorStart = now();

@@ -161,6 +161,12 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
   // Offload: gradients to the host and parameters back over PCIe, and the CPU's Adam
   // (offloadedOptimizerSeconds); parameters offloaded are fetched for every forward and backward.
   const double pcie = hostLinkBandwidth(cluster);
+  // CPU checkpointing: each recomputing layer's checkpoint out after its forward and back before
+  // its recompute, every micro-batch: blocking copies on the compute stream.
+  const double checkpointCopies = c.checkpointsOnHost && model.architecture != Architecture::Given
+                                      ? 2.0 * m * recomputedLayers(c, stageLayersMost) * activationBytesPerLayer(model, c) / pcie
+                                      : 0.0;
+  s.offload += checkpointCopies;
   if (c.offloadOptimizer != OffloadTarget::None) {
     if (pcie <= 0 || cluster.host.memoryBandwidthGBps <= 0) {
       throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps / memory_bandwidth_gbps, which offload needs", cluster.name));
@@ -172,16 +178,16 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
   // (then all-gathers it, priced above), and of the rest (embeddings, final norm) once a step, from
   // host memory over PCIe or from the node's NVMe drives, which its GPUs share; and the last
   // micro-batch's gradients leave during its backward (gradientsOffloadedDuringBackward). The
-  // offload stream runs beside the compute and beside the shard collectives' exposed time, so only
-  // what it takes beyond both is exposed (counting it on top of the collectives' would no longer
-  // bound the timeline from below).
+  // offload stream runs beside the compute stream (its kernels and checkpoint copies) and beside
+  // the shard collectives' exposed time, so only what it takes beyond both is exposed (counting it
+  // on top of the collectives' would no longer bound the timeline from below).
   if (c.offloadParams != OffloadTarget::None || gradientsOffloadedDuringBackward(c)) {
     const bool shaped = model.architecture != Architecture::Given;
     const double layersShard = shaped ? maxStageLayers(model.layers, c.pp) * static_cast<double>(model.layerParameters()) / c.tp : shard;
     const double fetchBytes = (2.0 * m * layersShard + (shard - layersShard)) / c.dp * per.parameters;
     const double fetch = c.offloadParams != OffloadTarget::None && pcie > 0 ? fetchBytes / parameterFetchBandwidth(cluster, c) : 0.0;
     const double gradients = gradientsOffloadedDuringBackward(c) ? gradientOffloadSeconds(cluster, c, shard / c.dp) : 0.0;
-    s.offload += std::max(0.0, fetch + gradients - m * mb.total() - s.shardComm);
+    s.offload += std::max(0.0, fetch + gradients - m * mb.total() - checkpointCopies - s.shardComm);
   }
 
   // The optimizer step on the GPU: memory-bound over the states it updates (read and written),

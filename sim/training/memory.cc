@@ -180,6 +180,15 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     // The first stage holds the most micro-batches in flight; the last also holds the logits.
     m.inFlightChunks = c.pp == 1 ? 1 : peakInFlightChunks(shape);
     const double layersPerChunk = static_cast<double>(layersOf(0)) / c.vpp;
+    if (c.checkpointsOnHost) {
+      // The recomputing layers' checkpoints wait in host memory; the GPU holds one at a time, while
+      // it is copied out or back (the timeline's peak has it).
+      const double recomputedShare = static_cast<double>(recomputedLayers(c, layersOf(0))) / layersOf(0);
+      const double checkpoint = activationBytesPerLayer(model, c);
+      m.activationsPerLayerBytes -= recomputedShare * checkpoint;
+      m.hostCheckpointBytes = m.inFlightChunks * layersPerChunk * recomputedShare * checkpoint;
+      m.hostBytes += m.hostCheckpointBytes;
+    }
     const double v = activationValueBytes(c.precision);
     const double embeddingOutput = (v + 1) * sb * h / (c.sequenceParallel ? c.tp : 1);  // values + dropout mask
     // T5's position biases live from the first layer's forward to the last one's backward, in every

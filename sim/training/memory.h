@@ -25,6 +25,7 @@ struct MemoryBreakdown {
   bool fits = false;
   double hostBytes = 0;       // per GPU: states offloaded to host memory
   double nvmeBytes = 0;       // per GPU: states offloaded to NVMe
+  double hostCheckpointBytes = 0;  // of hostBytes: full recompute's checkpoints (checkpointsOnHost)
   // How activations and "other" are made up (for the report).
   double activationsPerLayerBytes = 0;
   double inFlightChunks = 0;  // chunks of layers whose activations the worst stage holds at once

@@ -54,6 +54,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"sharding", c.shardingName}, {"schedule", std::string(name(c.schedule))},
         {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
         {"recompute", std::string(name(c.recompute))}, {"recompute_layers", c.recomputeLayers}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
+        {"cpu_checkpointing", c.checkpointsOnHost},
         {"precision", std::string(name(c.precision))}, {"layers_per_stage", e.layersPerStage}}},
       {"params", e.parameters},
       {"memory_per_gpu_bytes",
@@ -63,7 +64,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"activations_per_layer_per_micro_batch", m.activationsPerLayerBytes}, {"in_flight_chunks", m.inFlightChunks},
         {"logits", m.logitsBytes}, {"communication_buffers", m.bufferBytes}, {"framework", m.frameworkBytes},
         {"allocator", m.allocatorBytes},
-        {"offloaded_to_host", m.hostBytes}, {"offloaded_to_nvme", m.nvmeBytes}}},
+        {"offloaded_to_host", m.hostBytes}, {"offloaded_to_nvme", m.nvmeBytes}, {"checkpoints_in_host_memory", m.hostCheckpointBytes}}},
       {"gpu_memory_bytes", m.capacity},
       {"fits", m.fits},
       {"headroom_bytes", m.capacity - m.total},
@@ -134,8 +135,9 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
   if (e.perSample) {
     r += "  activations     not given by the model card (it gives parameters and FLOPs only)\n";
   } else if (!c.statesOnly) {
-    r += fmt::format("  activations     {:.3f} GiB per layer per micro-batch x {} chunk{} in flight; logits {:.2f} GiB\n",
-                     m.activationsPerLayerBytes / kGiB, m.inFlightChunks, m.inFlightChunks == 1 ? "" : "s", m.logitsBytes / kGiB);
+    r += fmt::format("  activations     {:.3f} GiB per layer per micro-batch x {} chunk{} in flight; logits {:.2f} GiB{}\n",
+                     m.activationsPerLayerBytes / kGiB, m.inFlightChunks, m.inFlightChunks == 1 ? "" : "s", m.logitsBytes / kGiB,
+                     m.hostCheckpointBytes > 0 ? fmt::format("; checkpoints {:.2f} GiB in host memory", m.hostCheckpointBytes / kGiB) : "");
   }
   if (!c.statesOnly) {
     r += fmt::format("  other           communication buffers {:.2f} GiB, framework allowance {:.2f} GiB", m.bufferBytes / kGiB,

@@ -118,7 +118,8 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
     for (auto [given, flag] : {std::pair{seq.has_value(), "--seq"}, {microBatch.has_value(), "--micro-batch"},
                                {globalBatch.has_value(), "--global-batch"}, {vpp.has_value(), "--vpp"}, {!schedule.empty(), "--schedule"},
                                {!recompute.empty(), "--recompute"}, {recomputeLayers.has_value(), "--recompute-layers"},
-                               {prefetch.has_value(), "--prefetch"}, {scale.has_value(), "--scale"}}) {
+                               {prefetch.has_value(), "--prefetch"}, {scale.has_value(), "--scale"},
+                               {!cpuCheckpointing.empty(), "--cpu-checkpointing"}}) {
       if (given) throw InputError(fmt::format("--params prices the model states alone: {} has nothing to act on (give --model for a step)", flag));
     }
   }
@@ -154,6 +155,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   c.flashAttention = onOff(flash, "--flash-attention");
   c.sequenceParallel = onOff(sequenceParallel, "--sequence-parallel");
   c.overlapGradReduce = onOff(overlap, "--overlap-grad-reduce");
+  if (!cpuCheckpointing.empty()) c.checkpointsOnHost = onOff(cpuCheckpointing, "--cpu-checkpointing");
   if (auto e = findIn(executions(), execution)) c.execution = *e;
   else throw InputError(fmt::format("unknown --execution '{}' (valid: {})", execution, namesOf(executions())));
   if (prefetch) c.prefetch = *prefetch;

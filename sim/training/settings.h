@@ -27,6 +27,7 @@ struct TrainingSettings {
   std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
       offloadDevice = "cpu";
   std::string overlap = "on", framework = "2G", execution = "fused", collectives;
+  std::string cpuCheckpointing;  // empty: as the DeepSpeed config says (off without one)
   std::optional<int> prefetch;
   std::optional<double> tokens;
 
@@ -61,6 +62,9 @@ void forEachSetting(Settings& s, Visit&& visit) {
   static const std::string flash = "fused attention: " + namesOf(switches(), " or ");
   static const std::string sequenceParallel = "Megatron sequence parallelism with --tp: " + namesOf(switches(), " or ");
   static const std::string overlap = "overlap the gradient reduction with the backward pass: " + namesOf(switches(), " or ");
+  static const std::string cpuCheckpointing =
+      "with --recompute full: keep each layer's checkpoint in host memory, copied out after its forward and back before its recompute "
+      "(DeepSpeed's cpu_checkpointing): " + namesOf(switches(), " or ");
   static const std::string execution = "how layers run: " + namesOf(executions(), " or ") + " (fused: Megatron-LM, torch.compile)";
   visit("model", s.model, "a model card (models/cards/) or a Hugging Face config.json", Common);
   visit("params", s.params, "a model known only by its parameter count (model states only), e.g. 7.5e9", Common);
@@ -83,6 +87,7 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("schedule", s.schedule, schedule, Layout);
   visit("offload", s.offload, offload, Layout);
   visit("offload-device", s.offloadDevice, offloadDevice, Layout);
+  visit("cpu-checkpointing", s.cpuCheckpointing, cpuCheckpointing, Common);
   visit("global-batch", s.globalBatch, "samples per optimizer step", Common);
   visit("seq", s.seq, "tokens per sample", Common);
   visit("precision", s.precision, precision, Common);

@@ -144,6 +144,21 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   };
   TaskMaker make(model, c, pricer, where);
   g.tensorCollectives = make.tensorCollectives();
+  // CPU checkpointing: a recomputing layer's checkpoint leaves the GPU after its forward and comes
+  // back before its recompute, each a blocking copy on the compute stream (DeepSpeed's checkpoint
+  // function moves it with .cpu() and .to(device)), at the host link's share of each GPU.
+  auto checkpointsToHost = [&](const LayerKind& kind) {
+    return c.checkpointsOnHost && c.recompute == Recompute::Full && kind.times.recompute > 0;
+  };
+  auto checkpointCopy = [&](const LayerKind& kind, Pass pass, std::string label) {
+    Task t;
+    t.part = Part::Offload;
+    t.pass = pass;
+    t.seconds = kind.savedBytes / hostLinkBandwidth(cluster);
+    (pass == Pass::Forward ? t.freesBytes : t.allocatesBytes) = kind.savedBytes;
+    t.label = std::move(label);
+    return t;
+  };
 
   // Buffers, the framework allowance and what offload moves off the GPU, as the memory model
   // counts them on the stage that holds the most.
@@ -293,6 +308,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           lastCompute = stage.add(std::move(t));
           gathered[l] = lastCompute;
           if (l == first) forwardFirst[{s, mb, pass.chunk}] = lastCompute;
+          if (checkpointsToHost(kind)) {
+            lastCompute = stage.add(checkpointCopy(kind, Pass::Forward, fmt::format("checkpoint to host L{} mb{}", l, mb)));
+          }
         }
         if (last && lastChunk && shaped) {
           Task t = make.compute(Pass::Forward, mb, -1, layer.logitsForward, 3, 0, fmt::format("logits+loss mb{}", mb));
@@ -331,6 +349,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             gather = stage.add(std::move(t));
           }
           const int needs = gather >= 0 ? gather : fetch;  // the layer's parameters, on the GPU
+          if (checkpointsToHost(kind)) {
+            lastCompute = stage.add(checkpointCopy(kind, Pass::Recompute, fmt::format("checkpoint from host L{} mb{}", l, mb)));
+          }
           if (kind.times.recompute > 0) {
             Task t = make.compute(Pass::Recompute, mb, l, kind.times.recompute, kind.times.recomputeKernels,
                                   c.recompute == Recompute::Full ? 2 : 0, fmt::format("recompute L{} mb{}", l, mb));

@@ -28,6 +28,12 @@ struct Running {
 // (it waits for another stage: the pipeline bubble). The parts add up to the makespan.
 }  // namespace
 
+namespace {
+// A compute-stream task that runs kernels, which collectives slow and are slowed by: not a copy
+// to or from the host made there (CPU checkpointing's), which the copy engines run.
+bool runsKernels(const Task& task) { return task.stream == StreamKind::Compute && task.part != Part::Offload; }
+}  // namespace
+
 void attributeStage(const StepGraph& graph, Timeline& t, const std::vector<double>& interfered) {
   struct Edge {
     double time;
@@ -162,7 +168,7 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
     std::fill(computing.begin(), computing.end(), 0);
     for (const Running& r : running) {
       const Task& task = tasks[static_cast<std::size_t>(r.task)];
-      if (task.stream == StreamKind::Compute) computing[static_cast<std::size_t>(task.stage)] = 1;
+      if (runsKernels(task)) computing[static_cast<std::size_t>(task.stage)] = 1;
       if (isCollectiveStream(task.stream)) ++communicating[static_cast<std::size_t>(task.stage)];
     }
     rates.assign(running.size(), 1.0);
@@ -188,7 +194,7 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
     for (std::size_t k = 0; k < running.size(); ++k) {
       const Task& task = tasks[static_cast<std::size_t>(running[k].task)];
       const auto stage = static_cast<std::size_t>(task.stage);
-      if (task.stream == StreamKind::Compute && communicating[stage] > 0) slowdowns[k] = interference.computeSlowdown;
+      if (runsKernels(task) && communicating[stage] > 0) slowdowns[k] = interference.computeSlowdown;
       if (isCollectiveStream(task.stream)) {
         shares[k] = communicating[stage];
         if (computing[stage]) slowdowns[k] = interference.commSlowdown;

@@ -137,6 +137,9 @@ void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, T
   if (in.has("train_micro_batch_size_per_gpu")) c.microBatch = in.within<int>("train_micro_batch_size_per_gpu", 1, 1 << 24);
   if (in.has("train_batch_size")) c.globalBatch = in.within<int>("train_batch_size", 1, 1 << 30);
   if (in.has("gradient_accumulation_steps")) c.requestedAccumulation = in.within<int>("gradient_accumulation_steps", 1, 1 << 24);
+  // Which layers checkpoint is the model code's (Megatron-LM's --checkpoint-activations, ccsim's
+  // --recompute); the config says where the checkpoints live.
+  if (in.has("activation_checkpointing")) c.checkpointsOnHost = in.child("activation_checkpointing").get<bool>("cpu_checkpointing", false);
 }
 
 void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
@@ -198,6 +201,12 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     }
     if (c.recomputeLayers > 0 && c.recompute != Recompute::Full) {
       throw InputError(fmt::format("--recompute-layers {} needs --recompute full (it says which layers recompute in full)", c.recomputeLayers));
+    }
+    if (c.checkpointsOnHost && c.recompute != Recompute::Full) {
+      throw InputError("CPU checkpointing keeps the checkpoints of full recompute in host memory: give --recompute full with it");
+    }
+    if (c.checkpointsOnHost && cluster.host.pcieBandwidthGBps <= 0) {
+      throw InputError(fmt::format("cluster '{}' gives no host.pcie_bandwidth_gbps, which CPU checkpointing needs", cluster.name));
     }
     if (c.recomputeLayers > maxStageLayers(m.layers, c.pp)) {
       throw InputError(fmt::format("--recompute-layers {} is more than the {} layers of a pipeline stage", c.recomputeLayers,

@@ -63,6 +63,11 @@ struct TrainConfig {
   Schedule schedule = Schedule::OneFOneB;
   OffloadTarget offloadOptimizer = OffloadTarget::None;
   OffloadTarget offloadParams = OffloadTarget::None;
+  // Full recompute's checkpoints (each recomputing layer's input) kept in host memory: DeepSpeed's
+  // activation_checkpointing.cpu_checkpointing (Megatron-DeepSpeed's --checkpoint-in-cpu). Its
+  // checkpoint function copies each to the host after the layer's forward and back before its
+  // recompute, with blocking copies on the compute stream.
+  bool checkpointsOnHost = false;
   bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
   Execution execution = Execution::Fused;
   int prefetch = 1;                    // ZeRO-3/FSDP: layers whose parameters are gathered ahead
@@ -115,7 +120,7 @@ bool recomputesLayer(const TrainConfig& config, int index, int layers);
 
 // Fills `config` from a DeepSpeed ds_config.json: ZeRO stage, offload_optimizer / offload_param,
 // train_batch_size / train_micro_batch_size_per_gpu / gradient_accumulation_steps, fp16/bf16,
-// optimizer type. Flags given on the command line win (the caller applies them after).
+// optimizer type, activation_checkpointing.cpu_checkpointing. Flags given on the command line win (the caller applies them after).
 void applyDeepSpeedConfig(const std::string& path, TrainConfig& config);
 void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, TrainConfig& config);
 

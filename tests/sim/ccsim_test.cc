@@ -275,6 +275,40 @@ TEST_F(Ccsim, TrainSaysWhenSequenceParallelismHasNoTensorParallelism) {
   EXPECT_EQ(off.out.find("sequence parallel"), std::string::npos) << off.out;
 }
 
+// DeepSpeed's cpu_checkpointing, as a flag or from a ds_config.json (the flag wins): the
+// checkpoints are reported in host memory, the copies as offload; without full recompute, or with
+// a value that is not a switch, it is one line and exit 2.
+TEST_F(Ccsim, CpuCheckpointingKeepsFullRecomputesCheckpointsInHostMemory) {
+  const std::string flags = "train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --micro-batch 4 --seq 1024 --zero 3 --recompute full ";
+  const Outcome kept = ccsim(flags + "--json");
+  const Outcome host = ccsim(flags + "--cpu-checkpointing on --json");
+  ASSERT_EQ(kept.exitCode, 0) << kept.err;
+  ASSERT_EQ(host.exitCode, 0) << host.err;
+  const results::Json a = results::Json::parse(kept.out), b = results::Json::parse(host.out);
+  // gpt2-xl: 48 layers' inputs, 4 samples x 1024 tokens x 1600 wide in 16-bit, a micro-batch at a time.
+  const double checkpoints = 48.0 * 4 * 1024 * 1600 * 2;
+  EXPECT_DOUBLE_EQ(b.at("memory_detail_bytes").at("checkpoints_in_host_memory").get<double>(), checkpoints);
+  EXPECT_DOUBLE_EQ(a.at("memory_detail_bytes").at("checkpoints_in_host_memory").get<double>(), 0);
+  EXPECT_TRUE(b.at("layout").at("cpu_checkpointing").get<bool>());
+  EXPECT_LT(b.at("memory_per_gpu_bytes").at("activations").get<double>(), a.at("memory_per_gpu_bytes").at("activations").get<double>());
+  EXPECT_GT(b.at("step_time_s").at("offload").get<double>(), 0);
+  const std::string ds = file("ds.json", R"({"bf16": {"enabled": true}, "activation_checkpointing": {"cpu_checkpointing": true}})");
+  const Outcome fromConfig = ccsim(flags + "--deepspeed " + ds);
+  ASSERT_EQ(fromConfig.exitCode, 0) << fromConfig.err;
+  EXPECT_NE(fromConfig.out.find("; checkpoints 0.59 GiB in host memory\n"), std::string::npos) << fromConfig.out;
+  const Outcome overridden = ccsim(flags + "--deepspeed " + ds + " --cpu-checkpointing off");
+  ASSERT_EQ(overridden.exitCode, 0) << overridden.err;
+  EXPECT_EQ(overridden.out.find("in host memory"), std::string::npos) << overridden.out;
+  const Outcome selective = ccsim("train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --seq 1024 --recompute selective "
+                                  "--cpu-checkpointing on");
+  EXPECT_EQ(selective.exitCode, 2);
+  EXPECT_NE(selective.err.find("give --recompute full with it"), std::string::npos) << selective.err;
+  EXPECT_EQ(std::count(selective.err.begin(), selective.err.end(), '\n'), 1) << selective.err;
+  const Outcome bad = ccsim(flags + "--cpu-checkpointing maybe");
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("--cpu-checkpointing"), std::string::npos) << bad.err;
+}
+
 // ccsim plan keeps to the rules ccsim train does: a DeepSpeed config that offloads parameters
 // (ZeRO-Infinity) leaves ZeRO-3 layouts only, and each plan runs as ccsim train.
 TEST_F(Ccsim, PlanOffersOnlyLayoutsTrainAccepts) {

@@ -336,7 +336,8 @@ TEST(Timeline, OffloadSharesTheNodesHostLinks) {
 TEST(Timeline, ClosedFormBoundsEveryZeroLayoutWithOrWithoutOffload) {
   // ccsim plan prunes with the closed form as a lower bound of the simulated step, or it could drop
   // the fastest layout: ZeRO-1 to 3, one or more micro-batches, without offload and with it (host
-  // or NVMe, optimizer and parameters, a DGX-2's shared host links and a DGX A100's). Written
+  // or NVMe, optimizer and parameters, a DGX-2's shared host links and a DGX A100's), without
+  // recompute and with full recompute's checkpoints in host memory. Written
   // 2026-12-06, it found three places where the closed form charged more than the timeline: ZeRO-3's
   // first-layer gather once per micro-batch (the timeline prefetches it in the backward before), the
   // parameter fetch of the embeddings twice per micro-batch (once a step), and the fetch's exposure
@@ -352,24 +353,29 @@ TEST(Timeline, ClosedFormBoundsEveryZeroLayoutWithOrWithoutOffload) {
             if ((params != OffloadTarget::None || optimizer == OffloadTarget::Nvme) && stage != 3) continue;  // NVMe and parameters: ZeRO-3
             if (optimizer == OffloadTarget::None && params != OffloadTarget::None) continue;
             for (const int microBatch : {1, 4}) {
-              TrainConfig c = config(cluster.gpus(), 8 * cluster.gpus());
-              setZeroStage(c, stage);
-              c.offloadOptimizer = optimizer;
-              c.offloadParams = params;
-              c.microBatch = microBatch;
-              for (const Cluster& job : {cluster, [&] {
-                     Cluster interfering = cluster;  // the shipped interference and overheads
-                     interfering.gpu.step = loadCluster(preset).gpu.step;
-                     return interfering;
-                   }()}) {
-                const Simulated s = run(m, c, job);
-                ++checked;
-                EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9))
-                    << preset << " x" << nodeCount << " zero" << stage << " optimizer " << static_cast<int>(optimizer) << " params "
-                    << static_cast<int>(params) << " micro-batch " << microBatch << " closed: compute " << s.estimate.closedForm.compute
-                    << " shard " << s.estimate.closedForm.shardComm << " offload " << s.estimate.closedForm.offload << " opt " << s.estimate.closedForm.optimizer
-                    << " | timeline: compute " << s.estimate.step.compute << " shard " << s.estimate.step.shardComm << " offload " << s.estimate.step.offload
-                    << " overhead " << s.estimate.step.overhead << " interference " << s.estimate.step.interference;
+              for (const bool cpuCheckpoints : {false, true}) {
+                TrainConfig c = config(cluster.gpus(), 8 * cluster.gpus());
+                setZeroStage(c, stage);
+                c.offloadOptimizer = optimizer;
+                c.offloadParams = params;
+                c.microBatch = microBatch;
+                c.recompute = cpuCheckpoints ? Recompute::Full : Recompute::None;
+                c.checkpointsOnHost = cpuCheckpoints;
+                for (const Cluster& job : {cluster, [&] {
+                       Cluster interfering = cluster;  // the shipped interference and overheads
+                       interfering.gpu.step = loadCluster(preset).gpu.step;
+                       return interfering;
+                     }()}) {
+                  const Simulated s = run(m, c, job);
+                  ++checked;
+                  EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9))
+                      << preset << " x" << nodeCount << " zero" << stage << " optimizer " << static_cast<int>(optimizer) << " params "
+                      << static_cast<int>(params) << " micro-batch " << microBatch << " closed: compute " << s.estimate.closedForm.compute
+                      << " shard " << s.estimate.closedForm.shardComm << " offload " << s.estimate.closedForm.offload << " opt " << s.estimate.closedForm.optimizer
+                      << " | timeline: compute " << s.estimate.step.compute << " shard " << s.estimate.step.shardComm << " offload " << s.estimate.step.offload
+                      << " overhead " << s.estimate.step.overhead << " interference " << s.estimate.step.interference << " cpu checkpoints "
+                      << cpuCheckpoints;
+                }
               }
             }
           }
@@ -377,7 +383,65 @@ TEST(Timeline, ClosedFormBoundsEveryZeroLayoutWithOrWithoutOffload) {
       }
     }
   }
-  EXPECT_EQ(checked, 2 * 2 * (2 + 2 + 7) * 2 * 2);
+  EXPECT_EQ(checked, 2 * 2 * (2 + 2 + 7) * 2 * 2 * 2);
+}
+
+TEST(Timeline, CpuCheckpointingCopiesEachCheckpointOutAndBack) {
+  // DeepSpeed's cpu_checkpointing: full recompute's checkpoints (each layer's input, b x s x h in
+  // 16-bit) wait in host memory. Each leaves the GPU after its layer's forward and comes back
+  // before its recompute, blocking copies on the compute stream at the host link, so on one GPU
+  // the step is longer by exactly those copies, and the GPU holds one checkpoint where it held all.
+  const ModelCard m = gpt(4096, 8, 32);
+  const Cluster one = withoutStepKnobs(jobCluster(loadCluster("dgx-2h"), 1));
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(one), 12e9);  // one GPU alone on a DGX-2's PCIe (ZeRO-Infinity's Fig. 2(b))
+  TrainConfig c = config(1, 4);
+  c.recompute = Recompute::Full;
+  const Simulated kept = run(m, c, one);
+  c.checkpointsOnHost = true;
+  const Simulated host = run(m, c, one);
+  const double checkpoint = 2.0 * 2048 * 4096;  // one micro-batch's layer input in 16-bit
+  int out = 0, back = 0;
+  for (const Task& t : host.graph.tasks) {
+    const bool copy = t.label.starts_with("checkpoint");
+    if (!copy) continue;
+    EXPECT_EQ(t.stream, StreamKind::Compute) << t.label;
+    EXPECT_EQ(t.part, Part::Offload) << t.label;
+    EXPECT_DOUBLE_EQ(t.seconds, checkpoint / 12e9) << t.label;
+    (t.label.starts_with("checkpoint to host") ? out : back) += 1;
+  }
+  EXPECT_EQ(out, 8 * 4);  // every layer of every micro-batch
+  EXPECT_EQ(back, 8 * 4);
+  const double copies = 2 * 8 * 4 * checkpoint / 12e9;
+  EXPECT_NEAR(host.estimate.step.total - kept.estimate.step.total, copies, 1e-9 * copies);
+  EXPECT_NEAR(host.estimate.step.offload, copies, 1e-9 * copies);
+  EXPECT_NEAR(host.estimate.closedForm.total - kept.estimate.closedForm.total, copies, 1e-9 * copies);
+  EXPECT_LE(host.estimate.closedForm.total, host.estimate.step.total * (1 + 1e-9));
+  EXPECT_NEAR(sumOfParts(host.estimate.step), host.estimate.step.total, 1e-9 * host.estimate.step.total);
+  // Memory: the eight checkpoints are in host memory. The peak is at the loss (51,200 logits a
+  // token), where the step that keeps them holds all eight and the other none.
+  EXPECT_DOUBLE_EQ(host.estimate.memory.hostCheckpointBytes, 8 * checkpoint);
+  EXPECT_DOUBLE_EQ(host.estimate.memory.hostBytes, 8 * checkpoint);
+  EXPECT_DOUBLE_EQ(kept.estimate.memory.hostBytes, 0);
+  EXPECT_NEAR(kept.timeline.peakBytes[0] - host.timeline.peakBytes[0], 8 * checkpoint, 1e-6 * checkpoint);
+  // On a whole DGX-2 each GPU gets its share of the node's 48 GB/s, a quarter of the one-GPU rate.
+  TrainConfig sixteen = config(16, 64);
+  sixteen.recompute = Recompute::Full;
+  sixteen.checkpointsOnHost = true;
+  const Simulated node = run(m, sixteen, withoutStepKnobs(loadCluster("dgx-2h")));
+  for (const Task& t : node.graph.tasks) {
+    if (t.label.starts_with("checkpoint")) {
+      EXPECT_DOUBLE_EQ(t.seconds, checkpoint / 3e9) << t.label;
+    }
+  }
+  // Only full recompute keeps checkpoints; other recompute is refused by name.
+  TrainConfig selective = c;
+  selective.recompute = Recompute::Selective;
+  try {
+    run(m, selective, one);
+    FAIL() << "CPU checkpointing with selective recompute was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--recompute full"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
