@@ -133,7 +133,8 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
     MemoryBreakdown& m = e.memory;
     const bool gathers = c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode;
     m.activations = timeline.peakBytes[worst] - graph.residentBytes[worst];  // activations, logits, gathered layers
-    if (gathers) m.bufferBytes = 0;  // ZeRO-3's gathered layers are in the timeline's peak
+    // ZeRO-3's gathered layers are in the timeline's peak; DeepSpeed's reduction bucket stays.
+    if (gathers) m.bufferBytes = moduleGatherReduceBucketBytes(c, parametersPerModelShard(model, c, e.parameters));
     m.allocatorBytes = knobs.allocatorOverhead * (m.parameters + m.gradients + m.optimizerStates + m.activations + m.bufferBytes);
     m.other = m.bufferBytes + m.frameworkBytes + m.allocatorBytes;
     m.total = m.parameters + m.gradients + m.optimizerStates + m.activations + m.other;

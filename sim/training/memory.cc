@@ -152,6 +152,23 @@ double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& c) {
   return model.relativeBuckets > 0 ? positionBiasValueBytes(c) * scoreCount(model, c) : 0.0;
 }
 
+double largestModuleParameters(const ModelCard& model) {
+  if (model.architecture == Architecture::Given) return 0.0;
+  const double h = model.hidden, kv = static_cast<double>(model.kvHeads) * model.headDim();
+  const double attention = model.gatedMlp ? h * model.attentionWidth() : h * (model.attentionWidth() + 2 * kv);
+  return std::max(attention, h * model.intermediate);
+}
+
+double gatheredUnitParameters(const ModelCard& model, const TrainConfig& c, double layerShard) {
+  if (!c.gathersByModule || model.architecture == Architecture::Given) return layerShard;
+  return std::min(layerShard, largestModuleParameters(model) / c.tp);
+}
+
+double moduleGatherReduceBucketBytes(const TrainConfig& c, double shard) {
+  if (!c.gathersByModule) return 0.0;
+  return std::min(5e8, shard) * stateBytesPerParameter(c.precision, c.optimizer).gradients;
+}
+
 double layerOutputBytes(const ModelCard& model, const TrainConfig& c) {
   if (model.architecture == Architecture::Given) return 0.0;
   return activationValueBytes(c.precision) * c.microBatch * c.seq * model.hidden;
@@ -216,7 +233,7 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
   // Buffers the communication keeps: PyTorch DDP copies gradients into buckets as large as the
   // gradients themselves; ZeRO-1/2 keep a reduce and an all-gather bucket (DeepSpeed's default
   // 5e8 elements each, or the model shard if smaller); ZeRO-3/FSDP gather a layer's parameters
-  // ahead (two layers in 16-bit).
+  // ahead (two layers in 16-bit; DeepSpeed's ZeRO-3 two modules, and its reduction bucket).
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
   const double layerShard = model.architecture == Architecture::Given ? shard : static_cast<double>(model.layerParameters()) / c.tp;
   switch (c.sharding) {
@@ -224,7 +241,9 @@ MemoryBreakdown trainingMemory(const ModelCard& model, const TrainConfig& c, con
     case StateSharding::Optimizer:
     case StateSharding::OptimizerGradients: m.bufferBytes = 2 * std::min(5e8, shard) * per.gradients; break;
     case StateSharding::Everything:
-    case StateSharding::EverythingWithinNode: m.bufferBytes = 2 * layerShard * per.parameters; break;
+    case StateSharding::EverythingWithinNode:
+      m.bufferBytes = 2 * gatheredUnitParameters(model, c, layerShard) * per.parameters + moduleGatherReduceBucketBytes(c, shard);
+      break;
   }
   m.frameworkBytes = c.frameworkBytes;
   m.other = m.bufferBytes + m.frameworkBytes;

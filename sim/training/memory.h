@@ -78,6 +78,20 @@ double positionBiasBytes(const ModelCard& model, const TrainConfig& config);
 // during the backward (the cross-attention's has none: nothing it is built from is learned, and
 // with the non-reentrant checkpoint its zeros never require a gradient).
 double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& config);
+// The parameters of a layer's largest nn.Module, before tensor parallelism, what DeepSpeed's ZeRO-3
+// gathers at once: one MLP matrix (h x i), or the attention's input projection, fused QKV in GPT-
+// style layers (Megatron-LM's, GPT-2's), Q alone in gated (LLaMA-family) layers, whose Hugging Face
+// code projects Q, K, V, gate and up separately. 0 for a model without shapes.
+double largestModuleParameters(const ModelCard& model);
+// ZeRO-3's parameters gathered at once for a layer of `layerShard` parameters on one tensor rank:
+// the whole layer (FSDP), or with gathersByModule its largest module (DeepSpeed); its gradient is
+// held at that size until reduced.
+double gatheredUnitParameters(const ModelCard& model, const TrainConfig& config, double layerShard);
+// DeepSpeed's ZeRO-3 reduces gradients through one contiguous bucket of reduce_bucket_size elements
+// (default 5e8, or the shard if smaller), allocated all step: its bytes for a stage of `shard`
+// parameters (0 for FSDP, which reduce-scatters each unit's gradient as it is).
+double moduleGatherReduceBucketBytes(const TrainConfig& config, double shard);
+
 // One micro-batch's b x s x h activations between layers (0 for a model given by its FLOPs): what
 // a tensor-parallel all-reduce and a pipeline send carry (the send split across tensor ranks).
 double layerOutputBytes(const ModelCard& model, const TrainConfig& config);

@@ -135,6 +135,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (!fsdp.empty()) {
     c.sharding = parseFsdp(fsdp);
     c.shardingName = "fsdp-" + fsdp;
+    c.gathersByModule = false;  // FSDP gathers a wrapped unit (a layer) whole
   }
   if (!precision.empty()) c.precision = parsePrecision(precision);
   if (!optimizer.empty()) c.optimizer = parseOptimizer(optimizer);

@@ -95,12 +95,14 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     LayerTimes times;
     int gemmSets = -1;  // its forward set in g.gemmSets; backward and attention follow
     double savedBytes = 0, recomputedBytes = 0, shard = 0;
+    double gathered = 0;  // ZeRO-3: the parameters gathered at once, and the gradient held until reduced
     double backwardWorkBytes = 0;  // held while its backward runs (eager attention's gradients)
   };
   auto kindOf = [&](const ModelCard& shape, const TrainConfig& config) {
     LayerKind k;
     k.times = layerTimes(shape, config, cluster);
     k.shard = shaped ? shape.layerParameters() / c.tp : shard;
+    k.gathered = gatheredUnitParameters(shape, config, k.shard);
     if (!shaped) return k;
     k.gemmSets = static_cast<int>(g.gemmSets.size());
     const std::vector<Gemm>& forward = k.times.forwardGemms;
@@ -198,7 +200,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // Model states resident all step (what modelStates counts; ZeRO-3 gathers the rest as it goes).
     const MemoryBreakdown stageStates = modelStates(stageShard, c, cluster);
     g.residentBytes.push_back(stageStates.parameters + stageStates.gradients + stageStates.optimizerStates + states.frameworkBytes +
-                              (gathers ? 0.0 : states.bufferBytes));
+                              (gathers ? moduleGatherReduceBucketBytes(c, stageShard) : states.bufferBytes));
     // Reductions of the gradients as DDP and ZeRO-1/2 issue them: buckets of bucketBytes filled in
     // backward order, a bucket's collective issued when its last gradient is produced.
     double bucketFill = 0;
@@ -292,7 +294,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Forward,
                                      {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                      fmt::format("all-gather L{} mb{}", l, mb));
-            t.allocatesBytes = kind.shard * per.parameters;
+            t.allocatesBytes = kind.gathered * per.parameters;
             if (issue >= 0) t.after.push_back(issue);
             if (fetch >= 0) t.after.push_back(fetch);
             gather = stage.add(std::move(t));
@@ -304,7 +306,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           else if (fetch >= 0) t.after.push_back(fetch);
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
           t.allocatesBytes = kind.savedBytes + (s == 0 && l == 0 ? biasBytes : 0.0);
-          if (gather >= 0) t.freesBytes = kind.shard * per.parameters;  // resharded after forward
+          if (gather >= 0) t.freesBytes = kind.gathered * per.parameters;  // resharded after forward
           lastCompute = stage.add(std::move(t));
           gathered[l] = lastCompute;
           if (l == first) forwardFirst[{s, mb, pass.chunk}] = lastCompute;
@@ -343,7 +345,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             Task t = make.collective(StreamKind::Gather, Part::ShardComm, Pass::Backward,
                                      {Collective::AllGather, kind.shard * per.parameters, where.shardRanks, where.shardNodes, Group::Shard},
                                      fmt::format("all-gather L{} mb{} (backward)", l, mb));
-            t.allocatesBytes = kind.shard * per.parameters;
+            t.allocatesBytes = kind.gathered * per.parameters;
             if (issue >= 0) t.after.push_back(issue);
             if (fetch >= 0) t.after.push_back(fetch);
             gather = stage.add(std::move(t));
@@ -367,10 +369,11 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (shaped) t.gemmSet = kind.gemmSets + kBackwardGemms, t.memoryBytes = 2 * kind.times.forwardMemoryBytes;
           if (needs >= 0) t.after.push_back(needs);
           t.allocatesBytes = kind.backwardWorkBytes + (s == 0 && l == layers - 1 ? biasGradientBytes : 0.0);
-          t.freesBytes = kind.savedBytes + kind.recomputedBytes + kind.backwardWorkBytes + (gather >= 0 ? kind.shard * per.parameters : 0.0) +
+          t.freesBytes = kind.savedBytes + kind.recomputedBytes + kind.backwardWorkBytes + (gather >= 0 ? kind.gathered * per.parameters : 0.0) +
                          (s == 0 && l == 0 ? biasBytes + biasGradientBytes : 0.0);
-          // ZeRO-3: the layer's full gradient until its reduce-scatter.
-          if (gathers && c.dp > 1) t.allocatesBytes += kind.shard * per.gradients;
+          // ZeRO-3: the layer's full gradient until its reduce-scatter (DeepSpeed: a module's, until
+          // it is copied into the reduction bucket).
+          if (gathers && c.dp > 1) t.allocatesBytes += kind.gathered * per.gradients;
           lastCompute = stage.add(std::move(t));
           gathered[l] = lastCompute;
           if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;
@@ -380,7 +383,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
                                 {Collective::ReduceScatter, kind.shard * per.gradients, where.shardRanks, where.shardNodes, Group::Shard},
                                 fmt::format("reduce-scatter L{} mb{}", l, mb));
             scatter.after.push_back(lastCompute);
-            scatter.freesBytes = kind.shard * per.gradients;
+            scatter.freesBytes = kind.gathered * per.gradients;
             lastDataTask = stage.add(std::move(scatter));
             reductions.push_back(lastDataTask);
             replicaAllReduce(kind.shard, fmt::format("replica all-reduce L{} mb{}", l, mb));

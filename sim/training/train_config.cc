@@ -58,6 +58,7 @@ StateSharding parseZeroStage(int stage) {
 void setZeroStage(TrainConfig& c, int stage) {
   c.sharding = parseZeroStage(stage);
   c.shardingName = stage == 0 ? "ddp" : fmt::format("zero{}", stage);
+  c.gathersByModule = stage == 3;
 }
 StateSharding parseFsdp(std::string_view s) { return parseIn(kFsdp, s, "FSDP strategy"); }
 Precision parsePrecision(std::string_view s) { return parseIn(kPrecisions, s, "precision"); }

@@ -71,6 +71,11 @@ struct TrainConfig {
   bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
   Execution execution = Execution::Fused;
   int prefetch = 1;                    // ZeRO-3/FSDP: layers whose parameters are gathered ahead
+  // ZeRO-3's unit of gathering. PyTorch FSDP gathers a wrapped unit (a transformer layer) whole;
+  // DeepSpeed's ZeRO-3 (--zero 3, a ds_config's stage 3) gathers each nn.Module's parameters in
+  // its pre-forward hook and releases them after (partitioned_param_coordinator.py), so at most a
+  // layer's largest module is gathered at once (gatheredUnitParameters). setZeroStage(3) sets it.
+  bool gathersByModule = false;
   double bucketBytes = 25.0 * (1 << 20);       // DDP gradient bucket size
   double frameworkBytes = 2.0 * (1 << 30);     // CUDA context, allocator fragmentation, workspaces
   std::optional<double> tokens;        // training budget; default 20 tokens per parameter (Chinchilla)
@@ -87,7 +92,8 @@ struct TrainConfig {
 
 // Parses flag values; throw InputError listing the valid ones.
 StateSharding parseZeroStage(int stage);
-// Sets the ZeRO stage and its name ("ddp" for stage 0, "zero1".."zero3").
+// Sets the ZeRO stage and its name ("ddp" for stage 0, "zero1".."zero3"); stage 3 is DeepSpeed's,
+// gathering module by module (gathersByModule).
 void setZeroStage(TrainConfig& config, int stage);
 StateSharding parseFsdp(std::string_view strategy);
 Precision parsePrecision(std::string_view text);

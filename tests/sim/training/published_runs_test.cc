@@ -186,7 +186,9 @@ TrainConfig configFor(const Record& r, const ModelCard& model) {
   else if (has(batch, "M tokens")) c.globalBatch = static_cast<int>(std::stod(batch) * (1 << 20) / c.seq);
   else c.globalBatch = std::stoi(batch);
   const std::string& sharding = r.at("sharding");
-  if (startsWith(sharding, "fsdp_full") || startsWith(sharding, "zero3")) setZeroStage(c, 3);
+  // FSDP gathers a wrapped unit (a layer) at a time, DeepSpeed's ZeRO-3 a module at a time.
+  if (startsWith(sharding, "fsdp_full")) c.sharding = parseFsdp("full_shard");
+  else if (startsWith(sharding, "zero3")) setZeroStage(c, 3);
   else if (startsWith(sharding, "fsdp_hybrid")) c.sharding = parseFsdp("hybrid_shard");
   else if (startsWith(sharding, "zero1") || (startsWith(sharding, "fsdp") && c.pp > 1)) setZeroStage(c, 1);
   else if (startsWith(sharding, "zero2")) setZeroStage(c, 2);
@@ -507,6 +509,41 @@ TEST(PublishedRuns, CpuCheckpointingAgainstZeroInfinityFig6e) {
     }
   }
   std::printf("median |error| of the step ratio: %.1f%%\n", results::median(errors));
+  // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 3.4%, max 13.7%.
+  EXPECT_LE(results::median(errors), 4.0);
+  EXPECT_LE(*std::max_element(errors.begin(), errors.end()), 14.0);
+}
+
+// ZeRO-Infinity ran every Table 1 layout on 32 GB V100s. With the activation checkpoints in host
+// memory (which its Sec. 8.2 says its largest runs did; Table 1 does not say which) and DeepSpeed's
+// ZeRO-3 gathering a module at a time, ccsim fits six of the nine held-out rows in 32 GB; without
+// the checkpoints in host memory only the 10 B. The 1 T rows (16 GPUs without model parallelism,
+// and 512 with t = 4) and the 10 T row stay over: their 4h^2 MLP matrices (2.6 B and 4.3 B / 4
+// parameters) are what the paper's memory-centric tiling splits, which ccsim does not model.
+TEST(PublishedRuns, ZeroInfinityRunsFitWithCheckpointsInHostMemory) {
+  const std::set<std::string> tiled = {"zinf21-fig5c-zinf-1000b-g16", "zinf21-fig5a-zinf-1000b-g512", "zinf21-fig5a-zinf-10000b-g512"};
+  int rows = 0;
+  for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
+    if (!startsWith(r.at("id"), "zinf21-fig5") || r.at("split") != "holdout") continue;
+    ++rows;
+    const ModelCard model = modelFor(r);
+    TrainConfig c = configFor(r, model);
+    EXPECT_TRUE(c.gathersByModule) << r.at("id");
+    const Cluster job = jobCluster(loadCluster("dgx-2h"), c.gpus);
+    auto memory = [&](bool onHost) {
+      TrainConfig x = c;
+      x.checkpointsOnHost = onHost;
+      resolve(x, model, job);
+      TrainingPricer pricer(job);
+      return estimateTraining(model, x, pricer).memory;
+    };
+    const MemoryBreakdown host = memory(true), kept = memory(false);
+    std::printf("%s: %.1f GiB with the checkpoints in host memory, %.1f without\n", r.at("id").c_str(), host.total / (1 << 30),
+                kept.total / (1 << 30));
+    EXPECT_EQ(host.fits, !tiled.count(r.at("id"))) << r.at("id");
+    EXPECT_EQ(kept.fits, r.at("id") == "zinf21-fig5c-zinf-10b-g16") << r.at("id");
+  }
+  EXPECT_EQ(rows, 9);
 }
 
 }  // namespace

@@ -444,6 +444,43 @@ TEST(Timeline, CpuCheckpointingCopiesEachCheckpointOutAndBack) {
   }
 }
 
+TEST(Timeline, DeepSpeedZeroThreeGathersAModuleAtATime) {
+  // PyTorch FSDP gathers a wrapped unit (a transformer layer) whole; DeepSpeed's ZeRO-3 (--zero 3)
+  // each nn.Module's parameters in its pre-forward hook, releasing them after. For a GPT layer
+  // (12h^2: fused QKV 3h^2, projection h^2, MLP 4h^2 and 4h^2) that is the MLP matrix, a third of
+  // the layer, with the next one prefetched; its gradient is held at that size until it goes into
+  // DeepSpeed's reduction bucket (5e8 elements, allocated all step). The collectives, and so the
+  // step, are the same.
+  const ModelCard m = gpt(8192, 8, 64);
+  const Cluster node = withoutStepKnobs(nodes("dgx-a100", 1));
+  TrainConfig c = config(8, 8);
+  c.recompute = Recompute::Full;
+  c.sharding = parseFsdp("full_shard");
+  const Simulated fsdp = run(m, c, node);
+  setZeroStage(c, 3);
+  EXPECT_TRUE(c.gathersByModule);
+  const Simulated deepspeed = run(m, c, node);
+  const double h = 8192, layer = 12 * h * h + 13 * h, module = 4 * h * h;
+  EXPECT_DOUBLE_EQ(largestModuleParameters(m), module);
+  EXPECT_DOUBLE_EQ(gatheredUnitParameters(m, c, layer), module);
+  EXPECT_DOUBLE_EQ(gatheredUnitParameters(m, fsdp.estimate.config, layer), layer);
+  EXPECT_DOUBLE_EQ(deepspeed.estimate.step.total, fsdp.estimate.step.total);
+  const double bucket = 5e8 * 2;
+  EXPECT_DOUBLE_EQ(deepspeed.estimate.memory.bufferBytes, bucket);
+  EXPECT_DOUBLE_EQ(fsdp.estimate.memory.bufferBytes, 0);
+  // At the peak (a backward): two units gathered (the layer and the next, prefetched) and the
+  // gradients of one or two (a unit's reduce-scatter runs while the next one's backward makes its
+  // own), in 16-bit: 6 to 8 bytes a parameter of the layer less the module, less the bucket.
+  const double saved = fsdp.estimate.memory.total - deepspeed.estimate.memory.total;
+  EXPECT_GE(saved, 6 * (layer - module) - bucket);
+  EXPECT_LE(saved, 8 * (layer - module) - bucket);
+  // A LLaMA-family layer (separate Q, K, V, gate and up projections): the h x i MLP matrix.
+  const ModelCard llama = modelFromJson({{"model_type", "llama"}, {"hidden_size", 4096}, {"num_hidden_layers", 32}, {"num_attention_heads", 32},
+                                         {"num_key_value_heads", 8}, {"intermediate_size", 14336}, {"vocab_size", 128256}},
+                                        "test", "llama");
+  EXPECT_DOUBLE_EQ(largestModuleParameters(llama), 4096.0 * 14336);
+}
+
 TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
   // A replica group has one rank a node. On a100-400g two GPUs share a 100 Gb/s NIC: with every
   // GPU running its own group's all-reduce, each gets half the NIC, not the whole NIC a group
