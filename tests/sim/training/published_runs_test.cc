@@ -466,6 +466,15 @@ TEST(PublishedRuns, ZeroOffloadTenBillionOnOneV100) {
   EXPECT_NEAR(e.step.compute, 6.38 + 11.77, 0.1 * (6.38 + 11.77));
 }
 
+// A ZeRO-Infinity layout on DGX-2s, its activation checkpoints in host memory or on the GPU.
+TrainingEstimate onDgx2(const ModelCard& model, TrainConfig c, bool checkpointsOnHost) {
+  const Cluster job = jobCluster(loadCluster("dgx-2h"), c.gpus);
+  c.checkpointsOnHost = checkpointsOnHost;
+  resolve(c, model, job);
+  TrainingPricer pricer(job);
+  return estimateTraining(model, c, pricer);
+}
+
 // ZeRO-Infinity's Fig. 6(e): the step with activation checkpoints offloaded to host memory over
 // the step with them on the GPU, for 5-layer models of hidden 2K to 64K (Table 8: batch 4 a GPU,
 // 16 heads, ZeRO-3 with the optimizer on the CPU, or NVMe at 64K, on 32 or 64 V100s). Each
@@ -486,15 +495,8 @@ TEST(PublishedRuns, CpuCheckpointingAgainstZeroInfinityFig6e) {
     TrainConfig c = configFor(row, model);
     c.globalBatch = c.microBatch * c.gpus;  // batch 4 a GPU, no accumulation (Table 8's 128 at 32 GPUs)
     c.offloadOptimizer = has(r.at("sharding"), "optimizer on NVMe") ? OffloadTarget::Nvme : OffloadTarget::Cpu;
-    const Cluster job = jobCluster(loadCluster("dgx-2h"), c.gpus);
-    auto step = [&](bool onHost) {
-      TrainConfig x = c;
-      x.checkpointsOnHost = onHost;
-      resolve(x, model, job);
-      TrainingPricer pricer(job);
-      return estimateTraining(model, x, pricer).step.total;
-    };
-    const double predicted = step(true) / step(false), measured = std::stod(r.at("value"));
+    const double predicted = onDgx2(model, c, true).step.total / onDgx2(model, c, false).step.total;
+    const double measured = std::stod(r.at("value"));
     predictedRatios.push_back(predicted);
     errors.push_back(std::abs(100 * (predicted / measured - 1)));
     std::printf("| %s | %s | %d | %.3f | %.3f | %+.1f%% |\n", r.at("id").c_str(), r.at("hidden").c_str(), c.gpus, measured, predicted,
@@ -529,15 +531,7 @@ TEST(PublishedRuns, ZeroInfinityRunsFitWithCheckpointsInHostMemory) {
     const ModelCard model = modelFor(r);
     TrainConfig c = configFor(r, model);
     EXPECT_TRUE(c.gathersByModule) << r.at("id");
-    const Cluster job = jobCluster(loadCluster("dgx-2h"), c.gpus);
-    auto memory = [&](bool onHost) {
-      TrainConfig x = c;
-      x.checkpointsOnHost = onHost;
-      resolve(x, model, job);
-      TrainingPricer pricer(job);
-      return estimateTraining(model, x, pricer).memory;
-    };
-    const MemoryBreakdown host = memory(true), kept = memory(false);
+    const MemoryBreakdown host = onDgx2(model, c, true).memory, kept = onDgx2(model, c, false).memory;
     std::printf("%s: %.1f GiB with the checkpoints in host memory, %.1f without\n", r.at("id").c_str(), host.total / (1 << 30),
                 kept.total / (1 << 30));
     EXPECT_EQ(host.fits, !tiled.count(r.at("id"))) << r.at("id");
