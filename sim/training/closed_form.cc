@@ -56,10 +56,24 @@ double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& c, d
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
   const bool backwardMovedGradients = gradientsOffloadedDuringBackward(c);
   const double linkBytes = (backwardMovedGradients ? 0 : per.gradients) + (c.offloadParams == OffloadTarget::None ? per.parameters : 0);
-  double nvmeBytes = 0;
-  if (c.offloadOptimizer == OffloadTarget::Nvme) nvmeBytes += 2 * per.optimizer + (backwardMovedGradients ? 4 : 8);
-  if (c.offloadParams == OffloadTarget::Nvme) nvmeBytes += per.parameters;
-  return parameters * linkBytes / hostLinkBandwidth(cluster) + cpuOptimizerSeconds(cluster, parameters) + nvmeSeconds(cluster, parameters * nvmeBytes);
+  // NVMe: the states and the fp32 gradient read; the states written back, the gradient too unless
+  // the backward wrote it, and the updated 16-bit parameters where they live there.
+  double readBytes = 0, writeBytes = 0;
+  if (c.offloadOptimizer == OffloadTarget::Nvme) {
+    readBytes += per.optimizer + 4;
+    writeBytes += per.optimizer + (backwardMovedGradients ? 0 : 4);
+  }
+  if (c.offloadParams == OffloadTarget::Nvme) writeBytes += per.parameters;
+  const double read = nvmeSeconds(cluster, parameters * readBytes), write = nvmeSeconds(cluster, parameters * writeBytes);
+  const double cpu = cpuOptimizerSeconds(cluster, parameters);
+  // The swapper's pipelining (DeepSpeed's pipeline_read / pipeline_write) overlaps its reads, its
+  // writes or both with CPU-Adam, sub-group by sub-group; the drives serve reads and writes in turn.
+  const bool pipelined = c.offloadOptimizer == OffloadTarget::Nvme;
+  double step = cpu + read + write;
+  if (pipelined && c.swapReadsAhead && c.swapWritesBehind) step = std::max(cpu, read + write);
+  else if (pipelined && c.swapReadsAhead) step = std::max(cpu, read) + write;
+  else if (pipelined && c.swapWritesBehind) step = read + std::max(cpu, write);
+  return parameters * linkBytes / hostLinkBandwidth(cluster) + step;
 }
 
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {

@@ -122,7 +122,8 @@ double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& config,
 // off the GPU, fetched by the layers), the CPU optimizer, and with NVMe what DeepSpeed's swapper
 // moves in the step (the GPU's share of the node's drives): the fp32 parameter, momentum and
 // variance read and written, the fp32 gradient read (and written, unless the backward wrote it),
-// and with the parameters on NVMe the updated 16-bit ones written.
+// and with the parameters on NVMe the updated 16-bit ones written; the swapper's reads and writes
+// in turn with CPU-Adam, or overlapped with it as DeepSpeed's pipeline_read / pipeline_write say.
 double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& config, double parameters);
 
 // Model states only, for a model known by its parameter count (--params).

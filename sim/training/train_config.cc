@@ -113,6 +113,11 @@ void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, T
       zero.child(field).fail("device", fmt::format("unknown device '{}' (valid: none, cpu, nvme)", device));
     };
     c.offloadOptimizer = offload("offload_optimizer");
+    if (zero.has("offload_optimizer")) {
+      const results::JsonReader optimizer = zero.child("offload_optimizer");
+      c.swapReadsAhead = optimizer.get<bool>("pipeline_read", false);
+      c.swapWritesBehind = optimizer.get<bool>("pipeline_write", false);
+    }
     c.offloadParams = offload("offload_param");
     if (zero.has("reduce_bucket_size")) c.bucketBytes = zero.positive("reduce_bucket_size") * 2;  // elements of 16-bit gradients
   }

@@ -68,6 +68,10 @@ struct TrainConfig {
   // checkpoint function copies each to the host after the layer's forward and back before its
   // recompute, with blocking copies on the compute stream.
   bool checkpointsOnHost = false;
+  // With the optimizer on NVMe, DeepSpeed's swapper can read the next sub-group's states while
+  // CPU-Adam updates this one (offload_optimizer.pipeline_read) and write the last one's back while
+  // it does (pipeline_write); both off by default, as in DeepSpeed.
+  bool swapReadsAhead = false, swapWritesBehind = false;
   bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
   Execution execution = Execution::Fused;
   int prefetch = 1;                    // ZeRO-3/FSDP: layers whose parameters are gathered ahead

@@ -333,6 +333,41 @@ TEST(Timeline, OffloadSharesTheNodesHostLinks) {
   EXPECT_NEAR(shared - own, 1e9 * 4 / 3e9 - 1e9 * 4 / 12e9, 1e-9);  // gradients down, parameters up
 }
 
+TEST(Timeline, SwapperPipeliningOverlapsNvmeWithCpuAdam) {
+  // With the optimizer on NVMe, DeepSpeed's swapper can read a sub-group's states ahead while
+  // CPU-Adam updates the one before (pipeline_read) and write the last one's back meanwhile
+  // (pipeline_write); the drives serve the reads and writes in turn. ZeRO-3 on a DGX-2, states
+  // and parameters on NVMe: 16 bytes a parameter read (states, fp32 gradient), 14 written (states,
+  // 16-bit parameters; the gradient was written during the backward), nothing over PCIe.
+  const Cluster dgx2 = loadCluster("dgx-2h");
+  TrainConfig c = config(16, 16);
+  setZeroStage(c, 3);
+  c.dp = 16;
+  c.offloadOptimizer = c.offloadParams = OffloadTarget::Nvme;
+  const double p = 1e9, drives = 25e9 / 16;  // a GPU's share of the node's drives
+  const double read = p * 16 / drives, write = p * 14 / drives, cpu = cpuOptimizerSeconds(dgx2, p);
+  auto step = [&](bool reads, bool writes) {
+    TrainConfig x = c;
+    x.swapReadsAhead = reads;
+    x.swapWritesBehind = writes;
+    return offloadedOptimizerSeconds(dgx2, x, p);
+  };
+  EXPECT_NEAR(step(false, false), cpu + read + write, 1e-9 * read);
+  EXPECT_NEAR(step(true, false), std::max(cpu, read) + write, 1e-9 * read);
+  EXPECT_NEAR(step(false, true), read + std::max(cpu, write), 1e-9 * read);
+  EXPECT_NEAR(step(true, true), std::max(cpu, read + write), 1e-9 * read);
+  EXPECT_LT(cpu, read);  // on a DGX-2 the drives, not the CPU, set the pace: CPU-Adam is what hides
+  // From host memory there is nothing to swap.
+  c.offloadOptimizer = c.offloadParams = OffloadTarget::Cpu;
+  EXPECT_DOUBLE_EQ(step(true, true), step(false, false));
+  // A DeepSpeed config says it.
+  TrainConfig fromConfig;
+  applyDeepSpeedConfig({{"zero_optimization", {{"stage", 3}, {"offload_optimizer", {{"device", "nvme"}, {"pipeline_read", true}, {"pipeline_write", true}}}}}},
+                       "ds_config.json", fromConfig);
+  EXPECT_TRUE(fromConfig.swapReadsAhead);
+  EXPECT_TRUE(fromConfig.swapWritesBehind);
+}
+
 TEST(Timeline, ClosedFormBoundsEveryZeroLayoutWithOrWithoutOffload) {
   // ccsim plan prunes with the closed form as a lower bound of the simulated step, or it could drop
   // the fastest layout: ZeRO-1 to 3, one or more micro-batches, without offload and with it (host
