@@ -46,7 +46,7 @@ TrainingEstimate estimateStates(double parameters, const TrainConfig& c, const C
   m.frameworkBytes = c.frameworkBytes;
   m.other += m.frameworkBytes;
   m.total += m.frameworkBytes;
-  m.fits = m.total <= m.capacity;
+  m.settleFit();
   return e;
 }
 
@@ -138,7 +138,7 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
     m.allocatorBytes = knobs.allocatorOverhead * (m.parameters + m.gradients + m.optimizerStates + m.activations + m.bufferBytes);
     m.other = m.bufferBytes + m.frameworkBytes + m.allocatorBytes;
     m.total = m.parameters + m.gradients + m.optimizerStates + m.activations + m.other;
-    m.fits = m.total <= m.capacity;
+    m.settleFit();
   }
 
   const bool tokens = model.architecture != Architecture::Given;

@@ -52,7 +52,8 @@ int shardDegree(const TrainConfig& c, const Cluster& cluster) {
 void finish(MemoryBreakdown& m, const Cluster& cluster) {
   m.total = m.parameters + m.gradients + m.optimizerStates + m.activations + m.other;
   m.capacity = cluster.gpu.memoryBytes;
-  m.fits = m.total <= m.capacity;
+  m.hostCapacity = cluster.host.memoryBytes / cluster.gpusPerNode;
+  m.settleFit();
 }
 
 }  // namespace

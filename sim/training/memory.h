@@ -26,6 +26,7 @@ struct MemoryBreakdown {
   double hostBytes = 0;       // per GPU: states offloaded to host memory
   double nvmeBytes = 0;       // per GPU: states offloaded to NVMe
   double hostCheckpointBytes = 0;  // of hostBytes: full recompute's checkpoints (checkpointsOnHost)
+  double hostCapacity = 0;    // a GPU's share of its node's host memory (0: not described)
   // How activations and "other" are made up (for the report).
   double activationsPerLayerBytes = 0;
   double inFlightChunks = 0;  // chunks of layers whose activations the worst stage holds at once
@@ -33,6 +34,12 @@ struct MemoryBreakdown {
   double bufferBytes = 0;
   double frameworkBytes = 0;
   double allocatorBytes = 0;  // the caching allocator's rounding and fragmentation (timeline only)
+
+  bool gpuFits() const { return total <= capacity; }
+  // What is offloaded to host memory fits the GPU's share of it (where the host's size is known).
+  bool hostFits() const { return hostCapacity <= 0 || hostBytes <= hostCapacity; }
+  // Sets `fits`: the GPU holds its total and the host what is offloaded to it.
+  void settleFit() { fits = gpuFits() && hostFits(); }
 };
 
 // Parameters one GPU of pipeline stage `stage` holds before data-parallel sharding: the stage's

@@ -64,9 +64,11 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"activations_per_layer_per_micro_batch", m.activationsPerLayerBytes}, {"in_flight_chunks", m.inFlightChunks},
         {"logits", m.logitsBytes}, {"communication_buffers", m.bufferBytes}, {"framework", m.frameworkBytes},
         {"allocator", m.allocatorBytes},
-        {"offloaded_to_host", m.hostBytes}, {"offloaded_to_nvme", m.nvmeBytes}, {"checkpoints_in_host_memory", m.hostCheckpointBytes}}},
+        {"offloaded_to_host", m.hostBytes}, {"offloaded_to_nvme", m.nvmeBytes}, {"checkpoints_in_host_memory", m.hostCheckpointBytes},
+        {"host_memory_per_gpu", m.hostCapacity}}},
       {"gpu_memory_bytes", m.capacity},
       {"fits", m.fits},
+      {"host_memory_fits", m.hostFits()},
       {"headroom_bytes", m.capacity - m.total},
   };
   if (c.statesOnly) return j;
@@ -127,10 +129,13 @@ std::string formatReport(const TrainingEstimate& e, const std::string& model, co
   r += fmt::format("memory per GPU    parameters {:.2f} + gradients {:.2f} + optimizer {:.2f} + activations {:.2f} + other {:.2f} = {:.2f} GiB of {:.1f}: {}\n",
                    m.parameters / kGiB, m.gradients / kGiB, m.optimizerStates / kGiB, m.activations / kGiB, m.other / kGiB, m.total / kGiB,
                    m.capacity / kGiB,
-                   m.fits ? fmt::format("fits, {:.2f} GiB spare", (m.capacity - m.total) / kGiB)
-                          : fmt::format("DOES NOT FIT, {:.2f} GiB over", (m.total - m.capacity) / kGiB));
+                   !m.gpuFits()   ? fmt::format("DOES NOT FIT, {:.2f} GiB over", (m.total - m.capacity) / kGiB)
+                   : !m.hostFits() ? fmt::format("DOES NOT FIT in host memory, {:.2f} GiB over its share", (m.hostBytes - m.hostCapacity) / kGiB)
+                                   : fmt::format("fits, {:.2f} GiB spare", (m.capacity - m.total) / kGiB));
   if (m.hostBytes > 0 || m.nvmeBytes > 0) {
-    r += fmt::format("offloaded         {:.2f} GiB per GPU to host memory, {:.2f} GiB to NVMe\n", m.hostBytes / kGiB, m.nvmeBytes / kGiB);
+    r += fmt::format("offloaded         {:.2f} GiB per GPU to host memory{}, {:.2f} GiB to NVMe\n", m.hostBytes / kGiB,
+                     m.hostCapacity > 0 ? fmt::format(" (its share of the node's: {:.2f} GiB)", m.hostCapacity / kGiB) : "",
+                     m.nvmeBytes / kGiB);
   }
   if (e.perSample) {
     r += "  activations     not given by the model card (it gives parameters and FLOPs only)\n";

@@ -140,6 +140,34 @@ TEST(Memory, OffloadMovesOptimizerStatesAndParameters) {
   EXPECT_DOUBLE_EQ(m.nvmeBytes, 2e9 / 8);
 }
 
+TEST(Memory, OffloadMustFitTheNodesHostMemory) {
+  // What is offloaded to host memory has to fit there too: each GPU gets its share of the node's
+  // (a DGX-2's 1.5 TiB over 16 GPUs, 96 GiB = 103 GB). ZeRO-Offload of a 120 B model over 16 GPUs
+  // puts 16 bytes a parameter of each GPU's partition there, 120 GB; a 50 B model, 50 GB.
+  const Cluster dgx2 = loadCluster("dgx-2h");
+  TrainConfig c;
+  c.statesOnly = true;
+  c.gpus = c.dp = 16;
+  setZeroStage(c, 3);
+  c.offloadOptimizer = OffloadTarget::Cpu;
+  MemoryBreakdown m = modelStates(120e9, c, dgx2);
+  EXPECT_DOUBLE_EQ(m.hostCapacity, dgx2.host.memoryBytes / 16);
+  EXPECT_DOUBLE_EQ(m.hostBytes, 16 * 120e9 / 16);
+  EXPECT_TRUE(m.gpuFits());
+  EXPECT_FALSE(m.hostFits());
+  EXPECT_FALSE(m.fits);
+  m = modelStates(50e9, c, dgx2);
+  EXPECT_TRUE(m.hostFits());
+  EXPECT_TRUE(m.fits);
+  // On NVMe instead, host memory holds none of it; a host of unknown size is not checked.
+  c.offloadOptimizer = OffloadTarget::Nvme;
+  EXPECT_TRUE(modelStates(120e9, c, dgx2).fits);
+  c.offloadOptimizer = OffloadTarget::Cpu;
+  Cluster unknown = dgx2;
+  unknown.host.memoryBytes = 0;
+  EXPECT_TRUE(modelStates(120e9, c, unknown).fits);
+}
+
 // A GPT-shaped model (learned positions and dropout, 4h MLP), as Korthikanti et al. analyse.
 ModelCard gpt(int hidden, int layers, int heads) {
   results::Json j = {{"model_type", "gpt2"}, {"n_embd", hidden}, {"n_layer", layers}, {"n_head", heads},
