@@ -149,9 +149,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   // CPU checkpointing: a recomputing layer's checkpoint leaves the GPU after its forward and comes
   // back before its recompute, each a blocking copy on the compute stream (DeepSpeed's checkpoint
   // function moves it with .cpu() and .to(device)), at the host link's share of each GPU.
-  auto checkpointsToHost = [&](const LayerKind& kind) {
-    return c.checkpointsOnHost && c.recompute == Recompute::Full && kind.times.recompute > 0;
-  };
+  // (resolve() allows it with full recompute only; a layer that keeps its activations has no recompute.)
+  auto checkpointsToHost = [&](const LayerKind& kind) { return c.checkpointsOnHost && kind.times.recompute > 0; };
   auto checkpointCopy = [&](const LayerKind& kind, Pass pass, std::string label) {
     Task t;
     t.part = Part::Offload;
