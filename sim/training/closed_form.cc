@@ -152,6 +152,12 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
         // The first layer's gather waits for nothing to hide behind only once a step: a later
         // micro-batch's is prefetched during the backward before it.
         s.shardComm = std::max(layerGather, perMicroBatch - mb.total()) + (m - 1) * std::max(0.0, perMicroBatch - mb.total());
+        // DeepSpeed's ZeRO-3 without overlap_comm: the compute stream waits for every reduce-scatter;
+        // only the gathers hide behind compute.
+        if (!c.overlapGradReduce) {
+          const double gathers = 2 * gather;
+          s.shardComm = m * scatter + std::max(layerGather, gathers - mb.total()) + (m - 1) * std::max(0.0, gathers - mb.total());
+        }
         if (hybrid) {
           const int replicas = c.dp / ranks;
           auto replicaAllReduce = [&](double unitShard) {

@@ -155,7 +155,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (!schedule.empty()) c.schedule = parseSchedule(schedule);
   c.flashAttention = onOff(flash, "--flash-attention");
   c.sequenceParallel = onOff(sequenceParallel, "--sequence-parallel");
-  c.overlapGradReduce = onOff(overlap, "--overlap-grad-reduce");
+  if (!overlap.empty()) c.overlapGradReduce = onOff(overlap, "--overlap-grad-reduce");
   if (!cpuCheckpointing.empty()) c.checkpointsOnHost = onOff(cpuCheckpointing, "--cpu-checkpointing");
   if (auto e = findIn(executions(), execution)) c.execution = *e;
   else throw InputError(fmt::format("unknown --execution '{}' (valid: {})", execution, namesOf(executions())));

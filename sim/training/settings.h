@@ -26,8 +26,10 @@ struct TrainingSettings {
   std::optional<int> nodes, gpusPerNode, gpus, dp, tp, pp, vpp, zero, globalBatch, microBatch, seq, scale, vocabMultiple, recomputeLayers;
   std::string fsdp, precision, optimizer, recompute, flash = "on", sequenceParallel = "off", schedule, offload = "none",
       offloadDevice = "cpu";
-  std::string overlap = "on", framework = "2G", execution = "fused", collectives;
-  std::string cpuCheckpointing;  // empty: as the DeepSpeed config says (off without one)
+  std::string framework = "2G", execution = "fused", collectives;
+  // Empty: as the DeepSpeed config says (overlap_comm: on for ZeRO-3 only, DeepSpeed's default;
+  // cpu_checkpointing: off), and without one on and off.
+  std::string overlap, cpuCheckpointing;
   std::optional<int> prefetch;
   std::optional<double> tokens;
 
@@ -61,7 +63,8 @@ void forEachSetting(Settings& s, Visit&& visit) {
   static const std::string optimizer = namesOf(optimizers());
   static const std::string flash = "fused attention: " + namesOf(switches(), " or ");
   static const std::string sequenceParallel = "Megatron sequence parallelism with --tp: " + namesOf(switches(), " or ");
-  static const std::string overlap = "overlap the gradient reduction with the backward pass: " + namesOf(switches(), " or ");
+  static const std::string overlap = "overlap the gradient reduction with the backward pass: " + namesOf(switches(), " or ") +
+                                     " (default on; with --deepspeed its overlap_comm, whose default is on for ZeRO-3 only)";
   static const std::string cpuCheckpointing =
       "with --recompute full: keep each layer's checkpoint in host memory, copied out after its forward and back before its recompute "
       "(DeepSpeed's cpu_checkpointing): " + namesOf(switches(), " or ");

@@ -263,6 +263,13 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       lastDataTask = stage.add(std::move(t));
       pendingOffload = -1;
     };
+    // DeepSpeed's ZeRO-3 without overlap_comm reduce-scatters on the compute stream: the next
+    // compute task waits for the last reduce-scatter issued.
+    int blockingScatter = -1;
+    auto addCompute = [&](Task t) {
+      if (blockingScatter >= 0) t.after.push_back(blockingScatter), blockingScatter = -1;
+      return stage.add(std::move(t));
+    };
     int lastCompute = -1;
     for (const ScheduledPass& pass : orders[static_cast<std::size_t>(s)]) {
       const auto [first, end] = chunkLayers(pass.chunk);
@@ -306,11 +313,11 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
           t.allocatesBytes = kind.savedBytes + (s == 0 && l == 0 ? biasBytes : 0.0);
           if (gather >= 0) t.freesBytes = kind.gathered * per.parameters;  // resharded after forward
-          lastCompute = stage.add(std::move(t));
+          lastCompute = addCompute(std::move(t));
           gathered[l] = lastCompute;
           if (l == first) forwardFirst[{s, mb, pass.chunk}] = lastCompute;
           if (checkpointsToHost(kind)) {
-            lastCompute = stage.add(checkpointCopy(kind, Pass::Forward, fmt::format("checkpoint to host L{} mb{}", l, mb)));
+            lastCompute = addCompute(checkpointCopy(kind, Pass::Forward, fmt::format("checkpoint to host L{} mb{}", l, mb)));
           }
         }
         if (last && lastChunk && shaped) {
@@ -318,7 +325,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           t.gemmSet = kLogitsGemms;
           t.memoryBytes = layer.logitsForwardBytes;
           t.allocatesBytes = savedLogitsBytes;
-          lastCompute = stage.add(std::move(t));
+          lastCompute = addCompute(std::move(t));
         } else if (p > 1) {
           lastCompute = stage.add(make.pipeSend(Pass::Forward, mb, "activations"));
           forwardSend[{s, mb, pass.chunk}] = lastCompute;
@@ -330,7 +337,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           t.memoryBytes = layer.logitsBackwardBytes;
           t.allocatesBytes = logitsGradientBytes;
           t.freesBytes = savedLogitsBytes + logitsGradientBytes;
-          lastCompute = stage.add(std::move(t));
+          lastCompute = addCompute(std::move(t));
           backwardFirst[{s, mb, pass.chunk}] = lastCompute;
         }
         for (int l = end - 1; l >= first; --l) {
@@ -351,7 +358,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           }
           const int needs = gather >= 0 ? gather : fetch;  // the layer's parameters, on the GPU
           if (checkpointsToHost(kind)) {
-            lastCompute = stage.add(checkpointCopy(kind, Pass::Recompute, fmt::format("checkpoint from host L{} mb{}", l, mb)));
+            lastCompute = addCompute(checkpointCopy(kind, Pass::Recompute, fmt::format("checkpoint from host L{} mb{}", l, mb)));
           }
           if (kind.times.recompute > 0) {
             Task t = make.compute(Pass::Recompute, mb, l, kind.times.recompute, kind.times.recomputeKernels,
@@ -361,7 +368,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             t.memoryBytes = full ? kind.times.forwardMemoryBytes : kind.times.attentionMemoryBytes;
             if (needs >= 0) t.after.push_back(needs);
             t.allocatesBytes = kind.recomputedBytes;
-            lastCompute = stage.add(std::move(t));
+            lastCompute = addCompute(std::move(t));
           }
           Task t = make.compute(Pass::Backward, mb, l, kind.times.backward, kind.times.backwardKernels, shaped ? 2 : 0,
                                 fmt::format("bwd L{} mb{}", l, mb));
@@ -373,7 +380,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           // ZeRO-3: the layer's full gradient until its reduce-scatter (DeepSpeed: a module's, until
           // it is copied into the reduction bucket).
           if (gathers && c.dp > 1) t.allocatesBytes += kind.gathered * per.gradients;
-          lastCompute = stage.add(std::move(t));
+          lastCompute = addCompute(std::move(t));
           gathered[l] = lastCompute;
           if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;
           if (gathers && c.dp > 1) {
@@ -385,6 +392,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             scatter.freesBytes = kind.gathered * per.gradients;
             lastDataTask = stage.add(std::move(scatter));
             reductions.push_back(lastDataTask);
+            if (!c.overlapGradReduce) blockingScatter = lastDataTask;
             replicaAllReduce(kind.shard, fmt::format("replica all-reduce L{} mb{}", l, mb));
             if (gradientsOffloadedDuringBackward(c) && mb == m - 1) {
               pendingOffload = lastDataTask;

@@ -100,10 +100,18 @@ void applyDeepSpeedConfig(const std::string& path, TrainConfig& c) {
 void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, TrainConfig& c) {
   if (!doc.is_object()) throw InputError(fmt::format("{}: a DeepSpeed config is a JSON object", source));
   const results::JsonReader in(doc, source);
+  // DeepSpeed overlaps the gradient reduction with the backward (overlap_comm) by default in
+  // ZeRO-3 only (its DeepSpeedZeroConfig's overlap_comm_valid); stages 0-2 reduce on the compute
+  // stream unless the config turns it on.
+  c.overlapGradReduce = false;
   if (in.has("zero_optimization")) {
     const results::JsonReader zero = in.child("zero_optimization");
     const int stage = zero.within<int>("stage", 0, 3, 0);
     setZeroStage(c, stage);
+    c.overlapGradReduce = zero.get<bool>("overlap_comm", stage == 3);
+    // ZeRO-3 prefetches the next modules' parameters up to stage3_prefetch_bucket_size elements
+    // (default 5e7): ccsim's one layer ahead; 0 turns prefetching off.
+    if (stage == 3 && zero.within<double>("stage3_prefetch_bucket_size", 0, 1e18, 5e7) == 0) c.prefetch = 0;
     auto offload = [&](const char* field) {
       if (!zero.has(field)) return OffloadTarget::None;
       const std::string device = zero.child(field).get<std::string>("device", "none");
@@ -180,11 +188,14 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     throw InputError("offloading to NVMe needs ZeRO-3 (--zero 3), as in DeepSpeed's ZeRO-Infinity");
   }
   if (c.statesOnly) return;
-  // ZeRO-3 and FSDP reduce-scatter a unit's gradients as its backward ends (to free them): there is
-  // no end-of-backward reduction to move, as DDP's and ZeRO-1/2's buckets have.
-  if (!c.overlapGradReduce && (c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode)) {
-    throw InputError(fmt::format("--overlap-grad-reduce off: {} reduce-scatters each unit's gradients as its backward ends; the switch is "
-                                 "DDP's and ZeRO-1/2's", c.shardingName));
+  // FSDP reduce-scatters a unit's gradients on its own stream as the unit's backward ends (to free
+  // them): there is nothing to turn off. DeepSpeed's ZeRO-3 without overlap_comm reduces them on
+  // the compute stream, which waits.
+  if (!c.overlapGradReduce && !c.gathersByModule &&
+      (c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode)) {
+    throw InputError(fmt::format("--overlap-grad-reduce off: {} reduce-scatters each unit's gradients on its own stream as its backward "
+                                 "ends; the switch is DDP's, ZeRO-1/2's and DeepSpeed ZeRO-3's (--zero 3, overlap_comm)",
+                                 c.shardingName));
   }
   if (m.architecture == Architecture::Given) {
     if (c.tp > 1 || c.pp > 1) throw InputError(fmt::format("model '{}' gives no layer shapes: only data parallelism (--tp 1 --pp 1)", m.name));

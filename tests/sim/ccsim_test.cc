@@ -466,8 +466,8 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --offload-device nvme", "give --offload optimizer"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 1 --prefetch 2", "--prefetch is the parameter gathers' depth"},
       {"collective all_reduce --cluster dgx-a100 --impl bogus", "unknown --impl 'bogus' (valid: mpi, cclab, nccl)"},
-      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 3 --overlap-grad-reduce off",
-       "--overlap-grad-reduce off: zero3 reduce-scatters each unit's gradients as its backward ends"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp full_shard --overlap-grad-reduce off",
+       "--overlap-grad-reduce off: fsdp-full_shard reduce-scatters each unit's gradients on its own stream"},
   };
   for (const auto& [args, message] : cases) {
     const Outcome run = ccsim(args);

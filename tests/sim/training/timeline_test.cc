@@ -135,7 +135,7 @@ TEST(Timeline, ConcurrentCollectivesShareTheLinks) {
   ddp.bucketBytes = 1e12;
   TrainConfig zero3 = ddp;
   setZeroStage(zero3, 3);
-  zero3.overlapGradReduce = true;  // its reduce-scatters follow each unit's backward: no switch to turn off
+  zero3.overlapGradReduce = true;  // its reduce-scatters on their own stream, as DeepSpeed's ZeRO-3 runs by default
   const double plain = run(m, ddp, four).estimate.step.total;
   const double sharded = run(m, zero3, four).estimate.step.total;
   EXPECT_NEAR(sharded / plain, 1.5, 0.05);
@@ -514,6 +514,64 @@ TEST(Timeline, DeepSpeedZeroThreeGathersAModuleAtATime) {
                                          {"num_key_value_heads", 8}, {"intermediate_size", 14336}, {"vocab_size", 128256}},
                                         "test", "llama");
   EXPECT_DOUBLE_EQ(largestModuleParameters(llama), 4096.0 * 14336);
+}
+
+TEST(Timeline, DeepSpeedZeroThreeWithoutOverlapCommWaitsForEachReduceScatter) {
+  // DeepSpeed's overlap_comm (on by default for ZeRO-3 only) reduce-scatters a module's gradients
+  // on a stream of their own; off, on the compute stream, so the next compute waits for each. Four
+  // DGX A100s: the gathers and reduce-scatters cross InfiniBand. Without overlap each reduce-scatter
+  // ends before the next compute task starts, and the step is longer by about their time.
+  const ModelCard m = gpt(4096, 8, 32);
+  const Cluster four = withoutStepKnobs(nodes("dgx-a100", 4));
+  TrainConfig c = config(32, 32);
+  setZeroStage(c, 3);
+  const Simulated overlapped = run(m, c, four);
+  c.overlapGradReduce = false;
+  const Simulated blocking = run(m, c, four);
+  const StepGraph& g = blocking.graph;
+  double scatterSeconds = 0;
+  int scatters = 0;
+  for (std::size_t k = 0; k < g.tasks.size(); ++k) {
+    if (g.tasks[k].label.rfind("reduce-scatter L", 0) != 0) continue;
+    ++scatters;
+    scatterSeconds += blocking.timeline.tasks[k].end - blocking.timeline.tasks[k].start;
+    // The next task on the compute stream starts once the reduce-scatter has ended.
+    for (std::size_t n = k + 1; n < g.tasks.size(); ++n) {
+      if (g.tasks[n].stream != StreamKind::Compute) continue;
+      EXPECT_GE(blocking.timeline.tasks[n].start, blocking.timeline.tasks[k].end - 1e-12) << g.tasks[n].label;
+      break;
+    }
+  }
+  EXPECT_EQ(scatters, 8);
+  EXPECT_GT(scatterSeconds, 0.05 * overlapped.estimate.step.total);  // enough to see
+  // Longer by the reduce-scatters, less what they took beside compute when overlapped (there
+  // they shared the links with the gathers and slowed nothing: no interference here).
+  EXPECT_GT(blocking.estimate.step.total, overlapped.estimate.step.total + 0.5 * scatterSeconds);
+  EXPECT_LE(blocking.estimate.step.total, overlapped.estimate.step.total + scatterSeconds + 1e-9);
+  // The closed form adds each reduce-scatter at its price alone (in the timeline they share the
+  // links with the next layer's gather, prefetched beside them, and take longer) and stays below
+  // the timeline.
+  TrainingPricer pricer(four);
+  const double layer = m.layerParameters(), rest = blocking.estimate.parameters - 8 * layer;
+  const double alone = 8 * pricer.seconds(Collective::ReduceScatter, 2 * layer, 32, 4) + pricer.seconds(Collective::ReduceScatter, 2 * rest, 32, 4);
+  EXPECT_GT(scatterSeconds, alone);
+  EXPECT_NEAR(blocking.estimate.closedForm.shardComm - overlapped.estimate.closedForm.shardComm, alone, 1e-9);
+  EXPECT_LE(blocking.estimate.closedForm.total, blocking.estimate.step.total + 1e-9);
+  // FSDP has no such switch: it refuses it by name. A ds_config says it (DeepSpeed's default: on
+  // for stage 3, off for 1 and 2), and stage3_prefetch_bucket_size 0 turns the prefetch off.
+  TrainConfig fsdp = config(32, 32);
+  fsdp.sharding = parseFsdp("full_shard");
+  fsdp.overlapGradReduce = false;
+  EXPECT_THROW(run(m, fsdp, four), InputError);
+  TrainConfig three, two, off;
+  applyDeepSpeedConfig({{"zero_optimization", {{"stage", 3}}}}, "ds", three);
+  applyDeepSpeedConfig({{"zero_optimization", {{"stage", 2}}}}, "ds", two);
+  applyDeepSpeedConfig({{"zero_optimization", {{"stage", 3}, {"overlap_comm", false}, {"stage3_prefetch_bucket_size", 0}}}}, "ds", off);
+  EXPECT_TRUE(three.overlapGradReduce);
+  EXPECT_EQ(three.prefetch, 1);
+  EXPECT_FALSE(two.overlapGradReduce);
+  EXPECT_FALSE(off.overlapGradReduce);
+  EXPECT_EQ(off.prefetch, 0);
 }
 
 TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
