@@ -475,6 +475,39 @@ TrainingEstimate onDgx2(const ModelCard& model, TrainConfig c, bool checkpointsO
   return estimateTraining(model, c, pricer);
 }
 
+// A figure of step ratios (one setting on against off): each `metric` row of the paper's, its
+// vocabulary GPT-2's (not given), priced by `ratio` (row, model, its config); prints the table and
+// returns the predicted ratios and the |errors| in %. The ratios must all be above 1 and fall row
+// by row (the gain or cost shrinks as the rows' compute grows).
+struct Ratios {
+  std::vector<double> predicted, errors;
+};
+template <class Ratio>
+Ratios priceRatioRows(const std::string& metric, Ratio&& ratio) {
+  Ratios out;
+  std::printf("| row | hidden | batch a GPU | GPUs | measured | predicted | error of the ratio |\n");
+  for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
+    if (r.at("metric") != metric) continue;
+    Record row = r;
+    row.at("vocab") = "50257";  // not given: GPT-2's, as for the rest of the paper's rows
+    const ModelCard model = modelFor(row);
+    const TrainConfig c = configFor(row, model);
+    const double predicted = ratio(row, model, c), measured = std::stod(r.at("value"));
+    out.predicted.push_back(predicted);
+    out.errors.push_back(std::abs(100 * (predicted / measured - 1)));
+    std::printf("| %s | %s | %d | %d | %.3f | %.3f | %+.1f%% |\n", r.at("id").c_str(), r.at("hidden").c_str(), c.microBatch, c.gpus,
+                measured, predicted, 100 * (predicted / measured - 1));
+  }
+  for (std::size_t i = 0; i < out.predicted.size(); ++i) {
+    EXPECT_GT(out.predicted[i], 1.0);
+    if (i > 0) {
+      EXPECT_LT(out.predicted[i], out.predicted[i - 1]);
+    }
+  }
+  if (!out.errors.empty()) std::printf("median |error| of the ratio: %.1f%%\n", results::median(out.errors));
+  return out;
+}
+
 // ZeRO-Infinity's Fig. 6(e): the step with activation checkpoints offloaded to host memory over
 // the step with them on the GPU, for 5-layer models of hidden 2K to 64K (Table 8: batch 4 a GPU,
 // 16 heads, ZeRO-3 with the optimizer on the CPU, or NVMe at 64K, on 32 or 64 V100s). Each
@@ -485,35 +518,15 @@ TrainingEstimate onDgx2(const ModelCard& model, TrainConfig c, bool checkpointsO
 // the copies come to a few percent. The test prints the table and holds the predicted ratios where
 // they stand, so a change to the model shows.
 TEST(PublishedRuns, CpuCheckpointingAgainstZeroInfinityFig6e) {
-  std::printf("| row | hidden | GPUs | measured overhead | predicted | error of the ratio |\n");
-  std::vector<double> predictedRatios, errors;
-  for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
-    if (r.at("metric") != "act_ckpt_offload_overhead") continue;
-    Record row = r;
-    row.at("vocab") = "50257";  // not given: GPT-2's, as for the rest of the paper's rows
-    const ModelCard model = modelFor(row);
-    TrainConfig c = configFor(row, model);
+  const Ratios r = priceRatioRows("act_ckpt_offload_overhead", [](const Record& row, const ModelCard& model, TrainConfig c) {
     c.globalBatch = c.microBatch * c.gpus;  // batch 4 a GPU, no accumulation (Table 8's 128 at 32 GPUs)
-    c.offloadOptimizer = has(r.at("sharding"), "optimizer on NVMe") ? OffloadTarget::Nvme : OffloadTarget::Cpu;
-    const double predicted = onDgx2(model, c, true).step.total / onDgx2(model, c, false).step.total;
-    const double measured = std::stod(r.at("value"));
-    predictedRatios.push_back(predicted);
-    errors.push_back(std::abs(100 * (predicted / measured - 1)));
-    std::printf("| %s | %s | %d | %.3f | %.3f | %+.1f%% |\n", r.at("id").c_str(), r.at("hidden").c_str(), c.gpus, measured, predicted,
-                100 * (predicted / measured - 1));
-  }
-  ASSERT_EQ(predictedRatios.size(), 5u);
-  // The copies cost less as h grows, and always something.
-  for (std::size_t i = 0; i < predictedRatios.size(); ++i) {
-    EXPECT_GT(predictedRatios[i], 1.0);
-    if (i > 0) {
-      EXPECT_LT(predictedRatios[i], predictedRatios[i - 1]);
-    }
-  }
-  std::printf("median |error| of the step ratio: %.1f%%\n", results::median(errors));
+    c.offloadOptimizer = has(row.at("sharding"), "optimizer on NVMe") ? OffloadTarget::Nvme : OffloadTarget::Cpu;
+    return onDgx2(model, c, true).step.total / onDgx2(model, c, false).step.total;
+  });
+  ASSERT_EQ(r.predicted.size(), 5u);
   // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 3.4%, max 13.7%.
-  EXPECT_LE(results::median(errors), 4.0);
-  EXPECT_LE(*std::max_element(errors.begin(), errors.end()), 14.0);
+  EXPECT_LE(results::median(r.errors), 4.0);
+  EXPECT_LE(*std::max_element(r.errors.begin(), r.errors.end()), 14.0);
 }
 
 // ZeRO-Infinity's Fig. 6(d): the speed-up of communication overlap and prefetching, on against off,
@@ -524,39 +537,21 @@ TEST(PublishedRuns, CpuCheckpointingAgainstZeroInfinityFig6e) {
 // none) nor the recompute of these runs (every other run of the paper checkpoints, and batch 16
 // holds 47 GB of a 32 GB V100's activations without it: full). Nothing fitted on them.
 TEST(PublishedRuns, OverlapAndPrefetchAgainstZeroInfinityFig6d) {
-  std::printf("| row | batch a GPU | measured speed-up | predicted | error |\n");
-  std::vector<double> predictedSpeedups, errors;
-  for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
-    if (r.at("metric") != "speedup_overlap_prefetch") continue;
-    Record row = r;
-    row.at("vocab") = "50257";  // not given: GPT-2's, as for the rest of the paper's rows
-    row.at("recompute") = "full";
-    const ModelCard model = modelFor(row);
-    TrainConfig on = configFor(row, model);
-    EXPECT_TRUE(on.gathersByModule && on.overlapGradReduce && on.prefetch == 1) << r.at("id");
+  const Ratios r = priceRatioRows("speedup_overlap_prefetch", [](const Record& row, const ModelCard& model, TrainConfig on) {
+    EXPECT_TRUE(on.gathersByModule && on.overlapGradReduce && on.prefetch == 1) << row.at("id");
+    on.recompute = Recompute::Full;
     TrainConfig off = on;
     off.overlapGradReduce = false;
     off.prefetch = 0;
     const TrainingEstimate fast = onDgx2(model, on, false), slow = onDgx2(model, off, false);
-    EXPECT_TRUE(fast.memory.fits) << r.at("id") << ": " << fast.memory.total / (1 << 30) << " GiB";
-    const double predicted = slow.step.total / fast.step.total, measured = std::stod(r.at("value"));
-    predictedSpeedups.push_back(predicted);
-    errors.push_back(std::abs(100 * (predicted / measured - 1)));
-    std::printf("| %s | %d | %.3f | %.3f | %+.1f%% |\n", r.at("id").c_str(), on.microBatch, measured, predicted, 100 * (predicted / measured - 1));
-  }
-  ASSERT_EQ(predictedSpeedups.size(), 6u);
-  // Overlap always gains something, and less as the batch (the compute to hide behind) grows.
-  for (std::size_t i = 0; i < predictedSpeedups.size(); ++i) {
-    EXPECT_GT(predictedSpeedups[i], 1.0);
-    if (i > 0) {
-      EXPECT_LT(predictedSpeedups[i], predictedSpeedups[i - 1]);
-    }
-  }
-  std::printf("median |error| of the speed-up: %.1f%%\n", results::median(errors));
+    EXPECT_TRUE(fast.memory.fits) << row.at("id") << ": " << fast.memory.total / (1 << 30) << " GiB";
+    return slow.step.total / fast.step.total;
+  });
+  ASSERT_EQ(r.predicted.size(), 6u);
   // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 3.8%, max 12.4% (batch
   // 2: 1.13 predicted against 1.29).
-  EXPECT_LE(results::median(errors), 4.0);
-  EXPECT_LE(*std::max_element(errors.begin(), errors.end()), 13.0);
+  EXPECT_LE(results::median(r.errors), 4.0);
+  EXPECT_LE(*std::max_element(r.errors.begin(), r.errors.end()), 13.0);
 }
 
 // ZeRO-Infinity ran every Table 1 layout on 32 GB V100s. With the activation checkpoints in host
