@@ -136,6 +136,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
     c.sharding = parseFsdp(fsdp);
     c.shardingName = "fsdp-" + fsdp;
     c.gathersByModule = false;  // FSDP gathers a wrapped unit (a layer) whole
+    if (!c.overlapRequested) c.overlapGradReduce = true;  // its reduce-scatters have their own stream
   }
   if (!precision.empty()) c.precision = parsePrecision(precision);
   if (!optimizer.empty()) c.optimizer = parseOptimizer(optimizer);
@@ -155,7 +156,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (!schedule.empty()) c.schedule = parseSchedule(schedule);
   c.flashAttention = onOff(flash, "--flash-attention");
   c.sequenceParallel = onOff(sequenceParallel, "--sequence-parallel");
-  if (!overlap.empty()) c.overlapGradReduce = onOff(overlap, "--overlap-grad-reduce");
+  if (!overlap.empty()) c.overlapGradReduce = *(c.overlapRequested = onOff(overlap, "--overlap-grad-reduce"));
   if (!cpuCheckpointing.empty()) c.checkpointsOnHost = onOff(cpuCheckpointing, "--cpu-checkpointing");
   if (auto e = findIn(executions(), execution)) c.execution = *e;
   else throw InputError(fmt::format("unknown --execution '{}' (valid: {})", execution, namesOf(executions())));

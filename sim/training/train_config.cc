@@ -59,6 +59,7 @@ void setZeroStage(TrainConfig& c, int stage) {
   c.sharding = parseZeroStage(stage);
   c.shardingName = stage == 0 ? "ddp" : fmt::format("zero{}", stage);
   c.gathersByModule = stage == 3;
+  if (c.deepSpeedDefaults && !c.overlapRequested) c.overlapGradReduce = stage == 3;
 }
 StateSharding parseFsdp(std::string_view s) { return parseIn(kFsdp, s, "FSDP strategy"); }
 Precision parsePrecision(std::string_view s) { return parseIn(kPrecisions, s, "precision"); }
@@ -103,12 +104,14 @@ void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, T
   // DeepSpeed overlaps the gradient reduction with the backward (overlap_comm) by default in
   // ZeRO-3 only (its DeepSpeedZeroConfig's overlap_comm_valid); stages 0-2 reduce on the compute
   // stream unless the config turns it on.
-  c.overlapGradReduce = false;
+  c.deepSpeedDefaults = true;
+  c.overlapGradReduce = c.overlapRequested.value_or(false);
   if (in.has("zero_optimization")) {
     const results::JsonReader zero = in.child("zero_optimization");
     const int stage = zero.within<int>("stage", 0, 3, 0);
+    if (zero.has("overlap_comm")) c.overlapRequested = zero.get<bool>("overlap_comm", true);
     setZeroStage(c, stage);
-    c.overlapGradReduce = zero.get<bool>("overlap_comm", stage == 3);
+    if (c.overlapRequested) c.overlapGradReduce = *c.overlapRequested;
     // ZeRO-3 prefetches the next modules' parameters up to stage3_prefetch_bucket_size elements
     // (default 5e7): ccsim's one layer ahead; 0 turns prefetching off.
     if (stage == 3 && zero.within<double>("stage3_prefetch_bucket_size", 0, 1e18, 5e7) == 0) c.prefetch = 0;

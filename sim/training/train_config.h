@@ -73,6 +73,11 @@ struct TrainConfig {
   // it does (pipeline_write); both off by default, as in DeepSpeed.
   bool swapReadsAhead = false, swapWritesBehind = false;
   bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
+  // The overlap a DeepSpeed config's overlap_comm or --overlap-grad-reduce asked for: kept whatever
+  // the ZeRO stage. Without one a DeepSpeed run (deepSpeedDefaults, set by applyDeepSpeedConfig)
+  // overlaps in ZeRO-3 only, as DeepSpeed defaults it (setZeroStage applies it); others overlap.
+  std::optional<bool> overlapRequested;
+  bool deepSpeedDefaults = false;
   Execution execution = Execution::Fused;
   int prefetch = 1;                    // ZeRO-3/FSDP: layers whose parameters are gathered ahead
   // ZeRO-3's unit of gathering. PyTorch FSDP gathers a wrapped unit (a transformer layer) whole;
@@ -97,7 +102,8 @@ struct TrainConfig {
 // Parses flag values; throw InputError listing the valid ones.
 StateSharding parseZeroStage(int stage);
 // Sets the ZeRO stage and its name ("ddp" for stage 0, "zero1".."zero3"); stage 3 is DeepSpeed's,
-// gathering module by module (gathersByModule).
+// gathering module by module (gathersByModule). In a DeepSpeed run with no overlap requested, the
+// overlap follows the stage as DeepSpeed's default does (on for stage 3 only).
 void setZeroStage(TrainConfig& config, int stage);
 StateSharding parseFsdp(std::string_view strategy);
 Precision parsePrecision(std::string_view text);

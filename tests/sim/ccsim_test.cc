@@ -309,6 +309,29 @@ TEST_F(Ccsim, CpuCheckpointingKeepsFullRecomputesCheckpointsInHostMemory) {
   EXPECT_NE(bad.err.find("--cpu-checkpointing"), std::string::npos) << bad.err;
 }
 
+// A DeepSpeed run overlaps the gradient reduction as DeepSpeed defaults overlap_comm: in ZeRO-3
+// only, whether the stage comes from the config or from --zero; overlap_comm or the flag, when
+// given, wins. FSDP's reduce-scatters have their own stream whatever the config says.
+TEST_F(Ccsim, DeepSpeedOverlapFollowsTheStage) {
+  const std::string flags = "train --model gpt2-xl --cluster dgx-a100 --gpus 16 --nodes 2 --global-batch 32 --seq 1024 --json ";
+  const std::string two = file("two.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2}})");
+  const std::string off = file("off.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2, "overlap_comm": false}})");
+  auto step = [&](const std::string& args) {
+    const Outcome run = ccsim(flags + args);
+    EXPECT_EQ(run.exitCode, 0) << args << "\n" << run.err;
+    return run.exitCode == 0 ? results::Json::parse(run.out).at("step_time_s").at("total").get<double>() : 0.0;
+  };
+  // Stage 2 from the config: no overlap, as --overlap-grad-reduce off.
+  EXPECT_DOUBLE_EQ(step("--deepspeed " + two), step("--deepspeed " + two + " --overlap-grad-reduce off"));
+  EXPECT_GT(step("--deepspeed " + two), step("--deepspeed " + two + " --overlap-grad-reduce on"));
+  // --zero 3 over it: DeepSpeed's stage-3 default, overlapped.
+  EXPECT_DOUBLE_EQ(step("--deepspeed " + two + " --zero 3"), step("--deepspeed " + two + " --zero 3 --overlap-grad-reduce on"));
+  // overlap_comm false stated: kept at stage 3 too.
+  EXPECT_DOUBLE_EQ(step("--deepspeed " + off + " --zero 3"), step("--deepspeed " + two + " --zero 3 --overlap-grad-reduce off"));
+  // FSDP over a stage-2 config: its own streams, no refusal.
+  EXPECT_GT(step("--deepspeed " + two + " --fsdp full_shard"), 0);
+}
+
 // ccsim plan keeps to the rules ccsim train does: a DeepSpeed config that offloads parameters
 // (ZeRO-Infinity) leaves ZeRO-3 layouts only, and each plan runs as ccsim train.
 TEST_F(Ccsim, PlanOffersOnlyLayoutsTrainAccepts) {

@@ -572,6 +572,17 @@ TEST(Timeline, DeepSpeedZeroThreeWithoutOverlapCommWaitsForEachReduceScatter) {
   EXPECT_FALSE(two.overlapGradReduce);
   EXPECT_FALSE(off.overlapGradReduce);
   EXPECT_EQ(off.prefetch, 0);
+  // DeepSpeed's default follows a stage set after the config (--zero, the planner), unless the
+  // config said overlap_comm; without a DeepSpeed config every stage overlaps.
+  setZeroStage(two, 3);
+  EXPECT_TRUE(two.overlapGradReduce);
+  setZeroStage(three, 1);
+  EXPECT_FALSE(three.overlapGradReduce);
+  setZeroStage(off, 3);
+  EXPECT_FALSE(off.overlapGradReduce);
+  TrainConfig plain;
+  setZeroStage(plain, 2);
+  EXPECT_TRUE(plain.overlapGradReduce);
 }
 
 TEST(Timeline, EveryGpuOfANodeSharesItsNics) {
