@@ -535,7 +535,7 @@ TEST(PublishedRuns, CpuCheckpointingAgainstZeroInfinityFig6e) {
 // compute stream) and no prefetch (stage3_prefetch_bucket_size 0: each layer's gather when its
 // compute wants it). The paper names neither the offload (the 8 B model's states fit on the GPUs:
 // none) nor the recompute of these runs (every other run of the paper checkpoints, and batch 16
-// holds 47 GB of a 32 GB V100's activations without it: full). Nothing fitted on them.
+// needs 69 GiB of a 32 GB V100 without it: full). Nothing fitted on them.
 TEST(PublishedRuns, OverlapAndPrefetchAgainstZeroInfinityFig6d) {
   const Ratios r = priceRatioRows("speedup_overlap_prefetch", [](const Record& row, const ModelCard& model, TrainConfig on) {
     EXPECT_TRUE(on.gathersByModule && on.overlapGradReduce && on.prefetch == 1) << row.at("id");
