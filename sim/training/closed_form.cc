@@ -151,13 +151,11 @@ StepTime closedFormStep(const ModelCard& model, const TrainConfig& c, TrainingPr
         const double layerGather = shaped ? pricer.seconds(Collective::AllGather, layerShard * per.parameters, ranks, nodes) : gather;
         // The first layer's gather waits for nothing to hide behind only once a step: a later
         // micro-batch's is prefetched during the backward before it.
-        s.shardComm = std::max(layerGather, perMicroBatch - mb.total()) + (m - 1) * std::max(0.0, perMicroBatch - mb.total());
         // DeepSpeed's ZeRO-3 without overlap_comm: the compute stream waits for every reduce-scatter;
         // only the gathers hide behind compute.
-        if (!c.overlapGradReduce) {
-          const double gathers = 2 * gather;
-          s.shardComm = m * scatter + std::max(layerGather, gathers - mb.total()) + (m - 1) * std::max(0.0, gathers - mb.total());
-        }
+        const double hideable = c.overlapGradReduce ? perMicroBatch : 2 * gather;
+        const double waited = c.overlapGradReduce ? 0.0 : m * scatter;
+        s.shardComm = waited + std::max(layerGather, hideable - mb.total()) + (m - 1) * std::max(0.0, hideable - mb.total());
         if (hybrid) {
           const int replicas = c.dp / ranks;
           auto replicaAllReduce = [&](double unitShard) {

@@ -59,7 +59,7 @@ void setZeroStage(TrainConfig& c, int stage) {
   c.sharding = parseZeroStage(stage);
   c.shardingName = stage == 0 ? "ddp" : fmt::format("zero{}", stage);
   c.gathersByModule = stage == 3;
-  if (c.deepSpeedDefaults && !c.overlapRequested) c.overlapGradReduce = stage == 3;
+  if (c.deepSpeedDefaults) c.overlapGradReduce = c.overlapRequested.value_or(stage == 3);
 }
 StateSharding parseFsdp(std::string_view s) { return parseIn(kFsdp, s, "FSDP strategy"); }
 Precision parsePrecision(std::string_view s) { return parseIn(kPrecisions, s, "precision"); }
@@ -105,13 +105,12 @@ void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, T
   // ZeRO-3 only (its DeepSpeedZeroConfig's overlap_comm_valid); stages 0-2 reduce on the compute
   // stream unless the config turns it on.
   c.deepSpeedDefaults = true;
-  c.overlapGradReduce = c.overlapRequested.value_or(false);
+  c.overlapGradReduce = c.overlapRequested.value_or(false);  // stage 0 when the config names none
   if (in.has("zero_optimization")) {
     const results::JsonReader zero = in.child("zero_optimization");
     const int stage = zero.within<int>("stage", 0, 3, 0);
     if (zero.has("overlap_comm")) c.overlapRequested = zero.get<bool>("overlap_comm", true);
-    setZeroStage(c, stage);
-    if (c.overlapRequested) c.overlapGradReduce = *c.overlapRequested;
+    setZeroStage(c, stage);  // the overlap asked for, or DeepSpeed's default for the stage
     // ZeRO-3 prefetches the next modules' parameters up to stage3_prefetch_bucket_size elements
     // (default 5e7): ccsim's one layer ahead; 0 turns prefetching off.
     if (stage == 3 && zero.within<double>("stage3_prefetch_bucket_size", 0, 1e18, 5e7) == 0) c.prefetch = 0;

@@ -102,8 +102,8 @@ struct TrainConfig {
 // Parses flag values; throw InputError listing the valid ones.
 StateSharding parseZeroStage(int stage);
 // Sets the ZeRO stage and its name ("ddp" for stage 0, "zero1".."zero3"); stage 3 is DeepSpeed's,
-// gathering module by module (gathersByModule). In a DeepSpeed run with no overlap requested, the
-// overlap follows the stage as DeepSpeed's default does (on for stage 3 only).
+// gathering module by module (gathersByModule). In a DeepSpeed run the overlap is the one
+// requested, else DeepSpeed's default for the stage (on for stage 3 only).
 void setZeroStage(TrainConfig& config, int stage);
 StateSharding parseFsdp(std::string_view strategy);
 Precision parsePrecision(std::string_view text);
