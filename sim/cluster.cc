@@ -254,6 +254,14 @@ Cluster clusterFromJson(const Json& given, const std::string& source) {
     c.host.memoryEfficiency = fraction(host, "memory_efficiency", kCpuOptimizerMemoryEfficiency);
     c.host.pcieBandwidthGBps = host.positive("pcie_bandwidth_gbps", 0.0);
     c.host.pcieNodeBandwidthGBps = host.positive("pcie_node_bandwidth_gbps", 0.0);
+    if (host.has("pcie_switch_gpus")) {
+      c.host.pcieSwitchGpus = host.within<int>("pcie_switch_gpus", 1, c.gpusPerNode);
+      if (c.host.pcieNodeBandwidthGBps <= 0) host.fail("pcie_switch_gpus", "needs pcie_node_bandwidth_gbps (what the uplinks carry together)");
+      if (c.gpusPerNode % c.host.pcieSwitchGpus != 0) {
+        host.fail("pcie_switch_gpus", fmt::format("{} does not divide the node's {} GPUs", c.host.pcieSwitchGpus, c.gpusPerNode));
+      }
+      c.host.pcieSwitchBandwidthGBps = c.host.pcieNodeBandwidthGBps * c.host.pcieSwitchGpus / c.gpusPerNode;
+    }
     c.host.nvmeBandwidthGBps = host.positive("nvme_bandwidth_gbps", 0.0);
   }
   c.costPerGpuHourUsd = in.positive("cost_per_gpu_hour_usd", 0.0, true);

@@ -147,6 +147,11 @@ struct HostSpec {
   // Host <-> all of a node's GPUs at once, one direction: what the PCIe switches' uplinks to the
   // CPUs carry when every GPU copies (a DGX-2's 16 GPUs share them). 0: each GPU its own link.
   double pcieNodeBandwidthGBps = 0;
+  // GPUs behind each PCIe switch uplink to the CPUs (0: the node's uplinks one shared pool): a
+  // node has gpus_per_node / this uplinks of pcieNodeBandwidthGBps over that many each, and a
+  // job's GPUs fill them in device order, so a few GPUs copying at once share one.
+  int pcieSwitchGpus = 0;
+  double pcieSwitchBandwidthGBps = 0;  // one uplink's, from the description's node
   double nvmeBandwidthGBps = 0;  // per node
 };
 

@@ -315,6 +315,10 @@ void StepRunner::execute(int index, MeasuredTask& times, double origin) {
       break;
     case StreamKind::Gather:
     case StreamKind::Reduce:
+      if (task.part == sim::Part::Offload) {
+        sleepFor(task.seconds);  // ZeRO-1/2's gradient copy on the reduction stream: its predicted time
+        break;
+      }
       for (const auto& gc : task.collectives) runCollective(task.stream, gc);
       break;
     case StreamKind::Offload:

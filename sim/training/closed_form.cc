@@ -16,9 +16,12 @@
 
 namespace cclab::sim {
 
-double hostLinkBandwidth(const Cluster& cluster) {
-  double perGpu = cluster.host.pcieBandwidthGBps;
-  if (cluster.host.pcieNodeBandwidthGBps > 0) perGpu = std::min(perGpu, cluster.host.pcieNodeBandwidthGBps / cluster.gpusPerNode);
+double hostLinkBandwidth(const Cluster& cluster, int copyingGpus) {
+  const int copying = copyingGpus > 0 ? std::min(copyingGpus, cluster.gpusPerNode) : cluster.gpusPerNode;
+  const HostSpec& host = cluster.host;
+  double perGpu = host.pcieBandwidthGBps;
+  if (host.pcieSwitchGpus > 0) perGpu = std::min(perGpu, host.pcieSwitchBandwidthGBps / std::min(copying, host.pcieSwitchGpus));
+  else if (host.pcieNodeBandwidthGBps > 0) perGpu = std::min(perGpu, host.pcieNodeBandwidthGBps / copying);
   return perGpu * 1e9;
 }
 
@@ -43,19 +46,27 @@ double cpuOptimizerSeconds(const Cluster& cluster, double parameters) {
 }
 
 bool gradientsOffloadedDuringBackward(const TrainConfig& c) {
-  return c.offloadOptimizer != OffloadTarget::None && c.sharding == StateSharding::Everything && c.dp > 1;
+  if (c.offloadOptimizer == OffloadTarget::None) return false;
+  return c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients ||
+         c.sharding == StateSharding::Everything;
 }
 
-double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, double parameters) {
-  const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
-  const double toHost = parameters * per.gradients / hostLinkBandwidth(cluster);
+bool gradientOffloadHoldsTheHost(const TrainConfig& c) {
+  // DeepSpeed's: ZeRO-1/2, and ZeRO-3 as DeepSpeed gathers it (a module at a time). PyTorch FSDP's
+  // CPU offload copies into pinned buffers.
+  const bool deepSpeed = c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients || c.gathersByModule;
+  return deepSpeed && gradientsOffloadedDuringBackward(c) && c.offloadOptimizer == OffloadTarget::Cpu && !c.offloadPinned;
+}
+
+double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, double parameters, int copyingGpus) {
+  const double toHost = parameters * 4 / hostLinkBandwidth(cluster, copyingGpus);
   return toHost + (c.offloadOptimizer == OffloadTarget::Nvme ? nvmeSeconds(cluster, parameters * 4) : 0.0);
 }
 
 double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& c, double parameters) {
   const StateBytes per = stateBytesPerParameter(c.precision, c.optimizer);
   const bool backwardMovedGradients = gradientsOffloadedDuringBackward(c);
-  const double linkBytes = (backwardMovedGradients ? 0 : per.gradients) + (c.offloadParams == OffloadTarget::None ? per.parameters : 0);
+  const double linkBytes = (backwardMovedGradients ? 0 : 4) + (c.offloadParams == OffloadTarget::None ? per.parameters : 0);
   // NVMe: the states and the fp32 gradient read; the states written back, the gradient too unless
   // the backward wrote it, and the updated 16-bit parameters where they live there.
   double readBytes = 0, writeBytes = 0;

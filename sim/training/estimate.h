@@ -97,10 +97,10 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& con
 
 // The step by closed forms (closed_form.cc): the planner's lower bound.
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);
-// Bytes/s between host memory and one GPU while every GPU of the node copies (offload moves all
-// of them at once): its PCIe link, or the node's share of the switches' uplinks when smaller.
+// Bytes/s between host memory and one GPU while `copyingGpus` of its node copy at once (0: all of
+// them, as offload moves them): its PCIe link, or that share of the switches' uplinks when smaller.
 // 0 without a PCIe figure.
-double hostLinkBandwidth(const Cluster& cluster);
+double hostLinkBandwidth(const Cluster& cluster, int copyingGpus = 0);
 // ZeRO-Infinity's parameter fetch, bytes/s per GPU: hostLinkBandwidth from host memory, or the
 // node's NVMe drives (shared by its GPUs) through it. 0 without a PCIe figure.
 double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& config);
@@ -109,15 +109,23 @@ double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& config
 // memory bandwidth times its memory_efficiency (which the fit carries the rest in), shared by the
 // node's GPUs.
 double cpuOptimizerSeconds(const Cluster& cluster, double parameters);
-// ZeRO-3 with the optimizer offloaded moves each layer's gradient partition off the GPU during
-// the backward, after its reduce-scatter (DeepSpeed's stage 3 partition_grads: the 16-bit
-// gradient into the host's fp32 buffer, and with NVMe on to the drives, swap_out_gradients), not
-// in the optimizer step.
+// With the optimizer offloaded, DeepSpeed moves the gradients off the GPU during the backward, not
+// in the optimizer step: ZeRO-3 each layer's partition after its reduce-scatter (stage 3's
+// partition_grads, and with NVMe on to the drives, swap_out_gradients), ZeRO-1/2 each bucket's
+// partition after its reduction (stage_1_and_2's reduce_ipg_grads: copy_grads_in_partition, on
+// the reduction's stream), also on one GPU (after the layer's, or the bucket's, backward).
 bool gradientsOffloadedDuringBackward(const TrainConfig& config);
-// Seconds to move `parameters`' gradients that way: 16-bit over the host link, and with the
-// optimizer on NVMe the fp32 copy on to the node's drives, the GPU's share of them.
-double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& config, double parameters);
-// The offloaded optimizer step of one GPU's `parameters`: the 16-bit gradients down over the host
+// Whether each of those copies holds the host until it is done, so that the compute issued after
+// it waits: DeepSpeed's host fp32 buffer is pageable memory (offload_optimizer.pin_memory off, its
+// default), and a copy from the GPU to pageable memory returns only once it is complete (CUDA's
+// cudaMemcpyAsync). The NVMe swapper's buffers and PyTorch FSDP's are pinned.
+bool gradientOffloadHoldsTheHost(const TrainConfig& config);
+// Seconds to move `parameters`' gradients that way with `copyingGpus` of the node copying at once
+// (0: all): fp32 over the host link (DeepSpeed converts the 16-bit gradient on the GPU, .float(),
+// then copies it into CPU-Adam's fp32 buffer), and with the optimizer on NVMe on to the node's
+// drives, the GPU's share of them.
+double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& config, double parameters, int copyingGpus = 0);
+// The offloaded optimizer step of one GPU's `parameters`: the fp32 gradients down over the host
 // link (unless the backward moved them) and the updated 16-bit parameters up (unless they live
 // off the GPU, fetched by the layers), the CPU optimizer, and with NVMe what DeepSpeed's swapper
 // moves in the step (the GPU's share of the node's drives): the fp32 parameter, momentum and

@@ -1,6 +1,7 @@
 #include "sim/training/step_graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -206,15 +207,55 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     int bucketCount = 0;
     std::vector<int> reductions;
     int lastDataTask = -1;
-    auto flushBucket = [&](int producer, double bytes, Pass pass) {
-      if (c.dp <= 1 || bytes <= 0) return;
-      const bool zero = c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients;
-      Task t = make.collective(StreamKind::Reduce, Part::DataComm, pass,
-                               {zero ? Collective::ReduceScatter : Collective::AllReduce, bytes, c.dp, where.dpNodes},
-                               fmt::format("{} bucket {}", zero ? "reduce-scatter" : "all-reduce", bucketCount++));
-      if (producer >= 0) t.after.push_back(producer);
+    // The task the next compute task waits for: DeepSpeed's ZeRO-3 reduce-scatter without
+    // overlap_comm (on the compute stream), or a gradient copy holding the host
+    // (gradientOffloadHoldsTheHost), after which the host issues the next kernels.
+    int computeWaitsFor = -1;
+    // ZeRO-1/2 with the optimizer offloaded (DeepSpeed's ZeRO-Offload): after each bucket's
+    // reduction, on its stream, the ranks owning parts of the bucket copy them to the host
+    // (reduce_ipg_grads: copy_grads_in_partition). A rank owns a contiguous 1/dp of the flat
+    // gradients, so a bucket no bigger than that lies in one or two ranks' parts and the step
+    // waits for the owner's copy over its one link (ZeRO-Infinity's Sec. 6.1: ZeRO-Offload is
+    // "limited by a single PCIe link"), the next reduction behind it; a bigger bucket spreads
+    // over ceil(bucket / partition) owners, each copying its partition's part at once. What the
+    // graph flushes at once (a layer's gradients, at least) is copied bucket by bucket. ZeRO-2
+    // copies every micro-batch's: before the last, it accumulates in pinned host buffers (16-bit
+    // up, added, 16-bit down: async_accumulate_grad_in_cpu_via_gpu), which hold nothing; the
+    // last one's go into CPU-Adam's fp32 buffer, which holds the host where it is pageable.
+    const double partition = stageShard / c.dp;  // parameters a rank owns
+    auto offloadBucket = [&](int after, double flushed, bool lastMicroBatch) {
+      const double buckets = std::ceil(flushed / (c.bucketBytes / per.gradients));
+      const double bucket = flushed / buckets;
+      const double owners = std::ceil(bucket / partition);
+      const int copying = static_cast<int>(std::min<double>(owners, cluster.gpusPerNode));
+      Task t;
+      t.stream = StreamKind::Reduce;
+      t.part = Part::Offload;
+      t.pass = Pass::Backward;
+      t.seconds = buckets * gradientOffloadSeconds(cluster, c, std::min(bucket, partition), copying);
+      if (after >= 0) t.after.push_back(after);
+      t.label = fmt::format("offload gradients bucket {}", bucketCount - 1);
       lastDataTask = stage.add(std::move(t));
       reductions.push_back(lastDataTask);
+      // Without overlap the reductions wait for the whole backward (below); nothing waits in it.
+      if (gradientOffloadHoldsTheHost(c) && c.overlapGradReduce && lastMicroBatch) computeWaitsFor = lastDataTask;
+    };
+    auto flushBucket = [&](int producer, double bytes, Pass pass, bool lastMicroBatch) {
+      if (bytes <= 0) return;
+      const bool offloads = gradientsOffloadedDuringBackward(c);
+      if (c.dp <= 1 && !offloads) return;
+      int reduced = producer;
+      if (c.dp > 1) {
+        const bool zero = c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients;
+        Task t = make.collective(StreamKind::Reduce, Part::DataComm, pass,
+                                 {zero ? Collective::ReduceScatter : Collective::AllReduce, bytes, c.dp, where.dpNodes},
+                                 fmt::format("{} bucket {}", zero ? "reduce-scatter" : "all-reduce", bucketCount));
+        if (producer >= 0) t.after.push_back(producer);
+        reduced = lastDataTask = stage.add(std::move(t));
+        reductions.push_back(lastDataTask);
+      }
+      ++bucketCount;
+      if (offloads) offloadBucket(reduced, bytes / per.gradients, lastMicroBatch);
     };
     // HYBRID_SHARD: each unit's gradient shard, once reduce-scattered inside the node, is
     // all-reduced across the replicas, as PyTorch FSDP issues it (_reduce_grad: per unit, on its
@@ -261,13 +302,11 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.after.push_back(pendingOffload);
       t.label = "offload gradients";
       lastDataTask = stage.add(std::move(t));
+      if (gradientOffloadHoldsTheHost(c)) computeWaitsFor = lastDataTask;
       pendingOffload = -1;
     };
-    // DeepSpeed's ZeRO-3 without overlap_comm reduce-scatters on the compute stream: the next
-    // compute task waits for the last reduce-scatter issued.
-    int blockingScatter = -1;
     auto addCompute = [&](Task t) {
-      if (blockingScatter >= 0) t.after.push_back(blockingScatter), blockingScatter = -1;
+      if (computeWaitsFor >= 0) t.after.push_back(computeWaitsFor), computeWaitsFor = -1;
       return stage.add(std::move(t));
     };
     int lastCompute = -1;
@@ -392,17 +431,21 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             scatter.freesBytes = kind.gathered * per.gradients;
             lastDataTask = stage.add(std::move(scatter));
             reductions.push_back(lastDataTask);
-            if (!c.overlapGradReduce) blockingScatter = lastDataTask;
+            if (!c.overlapGradReduce) computeWaitsFor = lastDataTask;
             replicaAllReduce(kind.shard, fmt::format("replica all-reduce L{} mb{}", l, mb));
             if (gradientsOffloadedDuringBackward(c) && mb == m - 1) {
               pendingOffload = lastDataTask;
               pendingOffloadShard = kind.shard / where.shardRanks;
             }
+          } else if (gathers && gradientsOffloadedDuringBackward(c) && mb == m - 1) {
+            // ZeRO-3 on one rank: nothing to reduce-scatter; the layer's gradients leave after its backward.
+            pendingOffload = lastCompute;
+            pendingOffloadShard = kind.shard;
           } else if (!gathers && (reducesEveryMicroBatch || mb == m - 1)) {
             // Buckets fill as the last micro-batch's backward produces gradients (ZeRO-2: every one's).
             bucketFill += kind.shard * per.gradients;
             if (bucketFill >= c.bucketBytes) {
-              flushBucket(lastCompute, bucketFill, Pass::Backward);
+              flushBucket(lastCompute, bucketFill, Pass::Backward, mb == m - 1);
               bucketFill = 0;
             }
           }
@@ -414,7 +457,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         // The rest of the stage's gradients (embeddings on the first stage) close the last bucket.
         if (!gathers && (reducesEveryMicroBatch || mb == m - 1) && pass.chunk == 0) {
           bucketFill += (s == 0 ? restShard : 0.0) * per.gradients;
-          flushBucket(lastCompute, bucketFill, Pass::Backward);
+          flushBucket(lastCompute, bucketFill, Pass::Backward, mb == m - 1);
           bucketFill = 0;
         }
       }
@@ -438,6 +481,10 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         pendingOffload = rootScatter;
         pendingOffloadShard = restShard / where.shardRanks;
       }
+    } else if (gathers && restShard > 0 && s == 0 && gradientsOffloadedDuringBackward(c)) {
+      issueGradientOffload();
+      pendingOffload = lastCompute;
+      pendingOffloadShard = restShard;
     }
     issueGradientOffload();
 

@@ -127,8 +127,16 @@ void applyDeepSpeedConfig(const results::Json& doc, const std::string& source, T
       const results::JsonReader optimizer = zero.child("offload_optimizer");
       c.swapReadsAhead = optimizer.get<bool>("pipeline_read", false);
       c.swapWritesBehind = optimizer.get<bool>("pipeline_write", false);
+      c.offloadPinned = optimizer.get<bool>("pin_memory", false);
     }
     c.offloadParams = offload("offload_param");
+    // DeepSpeed's older keys (before 0.3.16 and still read): cpu_offload for the optimizer,
+    // cpu_offload_params for the parameters, cpu_offload_use_pin_memory for pinned host buffers.
+    if (!zero.has("offload_optimizer") && zero.get<bool>("cpu_offload", false)) c.offloadOptimizer = OffloadTarget::Cpu;
+    if (!zero.has("offload_param") && zero.get<bool>("cpu_offload_params", false)) c.offloadParams = OffloadTarget::Cpu;
+    if (!zero.has("offload_optimizer") && zero.has("cpu_offload_use_pin_memory")) {
+      c.offloadPinned = zero.get<bool>("cpu_offload_use_pin_memory", false);
+    }
     if (zero.has("reduce_bucket_size")) c.bucketBytes = zero.positive("reduce_bucket_size") * 2;  // elements of 16-bit gradients
   }
   const bool fp16 = in.has("fp16") && in.child("fp16").get<bool>("enabled", false);

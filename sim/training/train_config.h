@@ -72,6 +72,10 @@ struct TrainConfig {
   // CPU-Adam updates this one (offload_optimizer.pipeline_read) and write the last one's back while
   // it does (pipeline_write); both off by default, as in DeepSpeed.
   bool swapReadsAhead = false, swapWritesBehind = false;
+  // The host's fp32 buffers of an optimizer offloaded to host memory are pinned
+  // (offload_optimizer.pin_memory; off by default, as in DeepSpeed): the backward's gradient
+  // copies then run beside the compute instead of holding the host (gradientOffloadHoldsTheHost).
+  bool offloadPinned = false;
   bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
   // The overlap a DeepSpeed config's overlap_comm or --overlap-grad-reduce asked for: kept whatever
   // the ZeRO stage. Without one a DeepSpeed run (deepSpeedDefaults, set by applyDeepSpeedConfig)

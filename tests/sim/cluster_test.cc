@@ -123,6 +123,15 @@ TEST(Cluster, BadDescriptionsNameTheFieldAndProblem) {
   EXPECT_NE(errorFor(j.dump()).find("host.pcie_node_bandwidth_gbps: must be positive (got -128)"), std::string::npos);
   j["host"]["pcie_node_bandwidth_gbps"] = 128;
   EXPECT_EQ(errorFor(j.dump()), "");
+  const int gpus = j["gpus_per_node"].get<int>();
+  j["host"]["pcie_switch_gpus"] = gpus + 1;
+  EXPECT_NE(errorFor(j.dump()).find("host.pcie_switch_gpus: must be from 1 to " + std::to_string(gpus)), std::string::npos) << errorFor(j.dump());
+  j["host"]["pcie_switch_gpus"] = gpus - 1;  // 3 of 4
+  EXPECT_NE(errorFor(j.dump()).find("host.pcie_switch_gpus: 3 does not divide the node's 4 GPUs"), std::string::npos) << errorFor(j.dump());
+  j["host"]["pcie_switch_gpus"] = gpus;
+  EXPECT_EQ(errorFor(j.dump()), "");
+  j["host"].erase("pcie_node_bandwidth_gbps");
+  EXPECT_NE(errorFor(j.dump()).find("host.pcie_switch_gpus: needs pcie_node_bandwidth_gbps"), std::string::npos) << errorFor(j.dump());
   j = minimal();
   j.erase("nics");
   EXPECT_NE(errorFor(j.dump()).find("2 nodes need NICs"), std::string::npos);

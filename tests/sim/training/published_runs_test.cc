@@ -23,6 +23,8 @@
 #include "collectives/errors.h"
 #include "results/error_summary.h"
 #include "sim/training/estimate.h"
+#include "sim/training/step_graph.h"
+#include "sim/training/timeline.h"
 
 namespace cclab::sim {
 namespace {
@@ -436,20 +438,35 @@ TEST(PublishedRuns, CpuOptimizerAgainstZeroOffloadTable4) {
   EXPECT_LT(cpuOptimizerSeconds(peak, 10e9), 0.5 * 2.57);
 }
 
+// The span of a simulated step's tasks of the given passes: from the first one's start to the last
+// one's end. The backward, as DeepSpeed's backward timer takes it: the backward and recompute tasks,
+// the reductions and gradient copies issued in it included (engine.backward waits for them).
+double passSeconds(const StepGraph& graph, const Timeline& timeline, std::initializer_list<Pass> passes) {
+  double start = 1e300, end = 0;
+  for (std::size_t i = 0; i < graph.tasks.size(); ++i) {
+    if (std::find(passes.begin(), passes.end(), graph.tasks[i].pass) == passes.end()) continue;
+    start = std::min(start, timeline.tasks[i].start);
+    end = std::max(end, timeline.tasks[i].end);
+  }
+  return end - start;
+}
+
 // ZeRO-Offload's headline run, the 10 B GPT-2 on one 32 GB V100 (DeepSpeed's tutorial log: three
 // steps of 25.7-26.8 s at micro-batch 10, forward 6.38 s, backward 11.77 s, optimizer 7.61 s of
 // which CPU-Adam 6.48 s): it fits (31.7 of 32 GiB; 50.9 GiB while the model kept ZeRO-2's
-// gradients on the GPU), and the step is predicted 12-16% short (22.5 s; throughput +14 to +19%;
-// +19 to +24% while the DGX-2's PCIe was its 16 GB/s line rate, not the 12 ZeRO-Infinity's Fig.
-// 2(b) measures for one GPU). Forward and backward are within 10% (16.4 s against 18.2 s); the
-// offloaded optimizer step is 5.9 s against 7.6 s (PCIe 3.3 s, CPU-Adam 2.6 s), because the log's CPU-Adam took 2.5 times what
-// the paper's Table 4 gives for the same 10 B (6.48 s against 2.57 s), which the description follows.
+// gradients on the GPU), and the step is predicted 4-10% short (24.2 s; throughput +6 to +10.5%;
+// +14 to +19% while the gradients went down as 16-bit in the optimizer step, +19 to +24% while
+// the DGX-2's PCIe was its 16 GB/s line rate). The forward and backward, its gradients' fp32
+// copies (3.3 s over the GPU's 12 GB/s link, each holding the host) included, are within 10% of
+// the log's; the offloaded optimizer step is short because the log's CPU-Adam took 2.5 times
+// what the paper's Table 4 gives for the same 10 B (6.48 s against 2.57 s), which the description
+// follows.
 TEST(PublishedRuns, ZeroOffloadTenBillionOnOneV100) {
   int rows = 0;
   for (const Prediction& p : predictAll("zoff21-tut-")) {
     ++rows;
-    EXPECT_GT(p.error(), 0.10) << p.id;  // predicted too fast, as above: the check shows it
-    EXPECT_LT(p.error(), 0.20) << p.id;
+    EXPECT_GT(p.error(), 0.04) << p.id;  // predicted too fast, as above: the check shows it
+    EXPECT_LT(p.error(), 0.12) << p.id;
   }
   EXPECT_EQ(rows, 3);
   const std::vector<Record> all = readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv");
@@ -460,10 +477,14 @@ TEST(PublishedRuns, ZeroOffloadTenBillionOnOneV100) {
   const Cluster job = jobCluster(loadCluster("dgx-2h"), 1);
   resolve(c, model, job);
   TrainingPricer pricer(job);
-  const TrainingEstimate e = estimateTraining(model, c, pricer);
+  StepGraph graph;
+  Timeline timeline;
+  const TrainingEstimate e = estimateTraining(model, c, pricer, &graph, &timeline);
   EXPECT_TRUE(e.memory.fits) << e.memory.total / (1 << 30) << " GiB";
   EXPECT_EQ(e.memory.gradients, 0);
-  EXPECT_NEAR(e.step.compute, 6.38 + 11.77, 0.1 * (6.38 + 11.77));
+  const double forwardBackward = passSeconds(graph, timeline, {Pass::Forward, Pass::Backward, Pass::Recompute});
+  EXPECT_NEAR(forwardBackward, 6.38 + 11.77, 0.1 * (6.38 + 11.77));
+  EXPECT_GT(forwardBackward, e.step.compute + 0.9 * 10e9 * 4 / 12e9);  // the copies hold the compute
 }
 
 // A ZeRO-Infinity layout on DGX-2s, its activation checkpoints in host memory or on the GPU.
@@ -524,7 +545,7 @@ TEST(PublishedRuns, CpuCheckpointingAgainstZeroInfinityFig6e) {
     return onDgx2(model, c, true).step.total / onDgx2(model, c, false).step.total;
   });
   ASSERT_EQ(r.predicted.size(), 5u);
-  // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 3.4%, max 13.7%.
+  // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 3.3%, max 13.6%.
   EXPECT_LE(results::median(r.errors), 4.0);
   EXPECT_LE(*std::max_element(r.errors.begin(), r.errors.end()), 14.0);
 }
@@ -552,6 +573,67 @@ TEST(PublishedRuns, OverlapAndPrefetchAgainstZeroInfinityFig6d) {
   // 2: 1.13 predicted against 1.29).
   EXPECT_LE(results::median(r.errors), 4.0);
   EXPECT_LE(*std::max_element(r.errors.begin(), r.errors.end()), 13.0);
+}
+
+// ZeRO-Infinity's Fig. 6(c): the backward of an 8 B model (10 layers of hidden 8192, 16 heads,
+// batch 2 a GPU, Table 6) on 4 to 64 V100s with the optimizer in host memory, ZeRO-Infinity
+// (ZeRO-3: every GPU copies its partition of each layer's gradients over its own link at once)
+// against ZeRO-Offload (ZeRO-2: a bucket's gradients belong to the rank owning that stretch of
+// the flat buffer, so its copy goes over that one GPU's link, the next bucket's reduction behind
+// it). Both as DeepSpeed defaults them (overlap_comm on for stage 3 only, the host buffers
+// pageable: each copy holds the host). Not stated and assumed: full recompute, as the paper's other
+// runs; GPT-2's vocabulary. Nothing fitted on these rows.
+TEST(PublishedRuns, GradientOffloadAgainstZeroInfinityFig6c) {
+  std::map<int, double> infinity, offload;  // predicted backward by GPUs
+  std::map<int, double> infinityMeasured, offloadMeasured;
+  std::vector<double> errors;
+  std::printf("| row | GPUs | measured backward s | predicted s | error |\n");
+  for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
+    if (r.at("metric") != "backward_s") continue;
+    Record row = r;
+    row.at("vocab") = "50257";
+    const ModelCard model = modelFor(row);
+    TrainConfig c = configFor(row, model);
+    const bool zeroInfinity = has(r.at("sharding"), "ZeRO-Infinity");
+    c.deepSpeedDefaults = true;
+    c.overlapRequested.reset();
+    setZeroStage(c, zeroInfinity ? 3 : 2);
+    c.offloadOptimizer = OffloadTarget::Cpu;
+    c.offloadParams = OffloadTarget::None;
+    c.recompute = Recompute::Full;
+    c.bucketBytes = 5e7 * 2;  // reduce_bucket_size 5e7, as DeepSpeedExamples' ZeRO-Offload configs of the time
+    const Cluster job = jobCluster(loadCluster("dgx-2h"), c.gpus);
+    resolve(c, model, job);
+    TrainingPricer pricer(job);
+    StepGraph graph;
+    Timeline timeline;
+    estimateTraining(model, c, pricer, &graph, &timeline);
+    const double predicted = passSeconds(graph, timeline, {Pass::Backward, Pass::Recompute}), measured = std::stod(r.at("value"));
+    (zeroInfinity ? infinity : offload)[c.gpus] = predicted;
+    (zeroInfinity ? infinityMeasured : offloadMeasured)[c.gpus] = measured;
+    errors.push_back(std::abs(100 * (predicted / measured - 1)));
+    std::printf("| %s | %d | %.2f | %.2f | %+.1f%% |\n", r.at("id").c_str(), c.gpus, measured, predicted, 100 * (predicted / measured - 1));
+  }
+  ASSERT_EQ(infinity.size(), 4u);
+  ASSERT_EQ(offload.size(), 4u);
+  std::printf("| GPUs | ZeRO-Offload over ZeRO-Infinity, measured | predicted |\n");
+  for (const auto& [gpus, seconds] : infinity) {
+    std::printf("| %d | %.2f | %.2f |\n", gpus, offloadMeasured[gpus] / infinityMeasured[gpus], offload[gpus] / seconds);
+  }
+  std::printf("median |error| %.1f%%\n", results::median(errors));
+  // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 7.2%, max 16.4% (the
+  // 4-GPU rows, both predicted short).
+  EXPECT_LE(results::median(errors), 8.0);
+  EXPECT_LE(*std::max_element(errors.begin(), errors.end()), 17.0);
+  // The paper's point: ZeRO-Offload's copies go over one link at a time and do not speed up with
+  // more GPUs, ZeRO-Infinity's over every GPU's at once and do; "nearly 2x" at 64 GPUs (1.84).
+  double previous = 0;
+  for (const auto& [gpus, seconds] : infinity) {
+    EXPECT_GT(offload[gpus] / seconds, previous) << gpus;
+    previous = offload[gpus] / seconds;
+  }
+  EXPECT_NEAR(offload[64] / infinity[64], 1.84, 0.15 * 1.84);
+  EXPECT_NEAR(offload[4] / infinity[4], 0.97, 0.05);
 }
 
 // ZeRO-Infinity ran every Table 1 layout on 32 GB V100s. With the activation checkpoints in host

@@ -265,8 +265,9 @@ TEST(Timeline, OffloadedParametersAreFetchedBeforeEachGather) {
 
 TEST(Timeline, OffloadedOptimizerTakesEachLayersGradientsDuringTheBackward) {
   // ZeRO-3 with the optimizer offloaded (ZeRO-Infinity): DeepSpeed moves each layer's gradient
-  // partition off the GPU after its reduce-scatter, during the backward: 16-bit over PCIe into the
-  // host's fp32 buffer, and with the optimizer on NVMe the fp32 copy on to the drives. The step
+  // partition off the GPU after its reduce-scatter, during the backward: converted to fp32 on the
+  // GPU and copied over PCIe into the host's fp32 buffer, and with the optimizer on NVMe on to the
+  // drives. The step
   // then moves on NVMe 28 bytes a parameter (12 of states read and written, the gradient read)
   // and, with the parameters on NVMe too, 2 more (the updated 16-bit ones written), not 32 or 36;
   // over PCIe it sends the updated parameters up only if they live on the GPU.
@@ -289,7 +290,7 @@ TEST(Timeline, OffloadedOptimizerTakesEachLayersGradientsDuringTheBackward) {
     EXPECT_TRUE(s.graph.tasks[static_cast<std::size_t>(t.after[0])].label.starts_with("reduce-scatter"))
         << s.graph.tasks[static_cast<std::size_t>(t.after[0])].label;
     if (copies <= 8) {
-      EXPECT_NEAR(t.seconds, layerShard * 2 / link + layerShard * 4 / nvmePerGpu, 0.02 * t.seconds);  // a layer's
+      EXPECT_NEAR(t.seconds, layerShard * 4 / link + layerShard * 4 / nvmePerGpu, 0.02 * t.seconds);  // a layer's
     }
     firstCopyStart = std::min(firstCopyStart, s.timeline.tasks[i].start);
   }
@@ -307,11 +308,21 @@ TEST(Timeline, OffloadedOptimizerTakesEachLayersGradientsDuringTheBackward) {
   // Parameters on NVMe too: their 16-bit update is written there, not sent up to the GPU.
   EXPECT_NEAR(stepSeconds([](TrainConfig& x) { x.offloadParams = OffloadTarget::Nvme; }) - nvmeStep, updated * 2 / nvmePerGpu - updated * 2 / link,
               1e-9 * stateSeconds);
-  // Without data parallelism there is no reduce-scatter to follow: the step moves the gradients.
-  TrainConfig one = s.estimate.config;
-  one.dp = 1;
-  EXPECT_FALSE(gradientsOffloadedDuringBackward(one));
-  EXPECT_NEAR(offloadedOptimizerSeconds(node, one, updated) - nvmeStep, updated * 4 / nvmePerGpu + updated * 2 / link, 1e-9 * stateSeconds);
+  // On one GPU there is no reduce-scatter to follow: each layer's copy follows its backward.
+  TrainConfig one = config(1, 2);
+  setZeroStage(one, 3);
+  one.offloadOptimizer = OffloadTarget::Nvme;
+  EXPECT_TRUE(gradientsOffloadedDuringBackward(one));
+  const Simulated alone = run(m, one, jobCluster(node, 1));
+  int aloneCopies = 0;
+  for (const Task& t : alone.graph.tasks) {
+    if (t.label != "offload gradients") continue;
+    ++aloneCopies;
+    ASSERT_EQ(t.after.size(), 1u);
+    const Task& before = alone.graph.tasks[static_cast<std::size_t>(t.after[0])];
+    EXPECT_TRUE(before.part == Part::Compute && before.pass == Pass::Backward) << before.label;
+  }
+  EXPECT_EQ(aloneCopies, 8 + 1);
   EXPECT_NEAR(sumOfParts(s.estimate.step), s.estimate.step.total, 1e-9 * s.estimate.step.total);
   EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
 }
@@ -324,13 +335,121 @@ TEST(Timeline, OffloadSharesTheNodesHostLinks) {
   EXPECT_DOUBLE_EQ(hostLinkBandwidth(jobCluster(dgx2, 1)), 12e9);
   Cluster ownLinks = dgx2;
   ownLinks.host.pcieNodeBandwidthGBps = 0;  // each GPU its own link
+  ownLinks.host.pcieSwitchGpus = 0;
   EXPECT_DOUBLE_EQ(hostLinkBandwidth(ownLinks), 12e9);
+  // Four GPUs behind each of the DGX-2's four uplinks: a job's GPUs fill one before the next, so
+  // four GPUs copying at once get 3.0 GB/s each as sixteen do, two get 6; one GPU copying while
+  // the rest wait gets its link's 12. A DGX A100's pairs: 16 each once two copy, 32 alone.
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(jobCluster(dgx2, 4)), 3e9);
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(jobCluster(dgx2, 2)), 6e9);
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(dgx2, 1), 12e9);
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(dgx2, 8), 3e9);
+  const Cluster a100 = loadCluster("dgx-a100");
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(a100), 16e9);
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(jobCluster(a100, 2)), 16e9);
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(a100, 1), 32e9);
+  // Without the switches the node's uplinks are one pool: four GPUs of sixteen get 12 each.
+  Cluster pooled = dgx2;
+  pooled.host.pcieSwitchGpus = 0;
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(jobCluster(pooled, 4)), 12e9);
+  EXPECT_DOUBLE_EQ(hostLinkBandwidth(pooled), 3e9);
+  // The ZeRO-2 step moves the updated parameters up (its gradients left in the backward).
   TrainConfig c = config(16, 16);
   setZeroStage(c, 2);
   c.offloadOptimizer = OffloadTarget::Cpu;
   c.dp = 16;
   const double shared = offloadedOptimizerSeconds(dgx2, c, 1e9), own = offloadedOptimizerSeconds(ownLinks, c, 1e9);
-  EXPECT_NEAR(shared - own, 1e9 * 4 / 3e9 - 1e9 * 4 / 12e9, 1e-9);  // gradients down, parameters up
+  EXPECT_NEAR(shared - own, 1e9 * 2 / 3e9 - 1e9 * 2 / 12e9, 1e-9);
+}
+
+TEST(Timeline, ZeroOffloadCopiesEachBucketOverItsOwnersLink) {
+  // ZeRO-2 with the optimizer in host memory (DeepSpeed's ZeRO-Offload) on a DGX-2: after each
+  // bucket's reduce-scatter, on its stream, the ranks owning the bucket's stretch of the flat
+  // gradients copy it to the host as fp32. A 25 MiB bucket lies within one rank's 1/16 (a 1/16 of
+  // a 4096-wide 8-layer model is 0.1 B parameters), so each copy is the whole bucket over that
+  // rank's link alone (12 GB/s), one bucket after another. The host buffer is pageable
+  // (DeepSpeed's default), so each copy holds the host: the next compute task waits for it.
+  const ModelCard m = gpt(4096, 8, 32);
+  const Cluster dgx2 = withoutStepKnobs(loadCluster("dgx-2h"));
+  TrainConfig c = config(16, 16);
+  setZeroStage(c, 2);
+  c.offloadOptimizer = OffloadTarget::Cpu;
+  const Simulated s = run(m, c, dgx2);
+  ASSERT_TRUE(gradientOffloadHoldsTheHost(s.estimate.config));
+  const double bucketParameters = 25.0 * (1 << 20) / 2;
+  const double layer = 12.0 * 4096 * 4096 + 13 * 4096;  // a layer's parameters
+  int copies = 0, waited = 0;
+  double copied = 0;
+  for (std::size_t i = 0; i < s.graph.tasks.size(); ++i) {
+    const Task& t = s.graph.tasks[i];
+    for (int before : t.after) {
+      if (t.part == Part::Compute && s.graph.tasks[static_cast<std::size_t>(before)].label.starts_with("offload gradients")) ++waited;
+    }
+    if (!t.label.starts_with("offload gradients")) continue;
+    ++copies;
+    EXPECT_EQ(t.stream, StreamKind::Reduce);
+    EXPECT_EQ(t.pass, Pass::Backward);
+    ASSERT_EQ(t.after.size(), 1u);
+    EXPECT_TRUE(s.graph.tasks[static_cast<std::size_t>(t.after[0])].label.starts_with("reduce-scatter bucket")) << t.label;
+    copied += t.seconds;
+    if (copies == 1) {  // the last layer's gradients: ceil(layer / bucket) buckets, each over one link
+      const double buckets = std::ceil(layer / bucketParameters);
+      EXPECT_NEAR(t.seconds, buckets * (layer / buckets) * 4 / 12e9, 1e-9 * t.seconds);
+    }
+  }
+  EXPECT_EQ(copies, 8 + 1);  // each layer's flush and the embeddings'
+  // Every copy holds the next compute task but the first layer's and the embeddings' (the backward
+  // has no compute left after them).
+  EXPECT_EQ(waited, copies - 2);
+  EXPECT_NEAR(copied, static_cast<double>(m.parameters()) * 4 / 12e9, 0.01 * copied);  // every gradient, one link at a time
+  // Pinned host buffers (offload_optimizer.pin_memory): the copies run beside the backward.
+  TrainConfig pinned = c;
+  pinned.offloadPinned = true;
+  const Simulated p = run(m, pinned, dgx2);
+  EXPECT_FALSE(gradientOffloadHoldsTheHost(p.estimate.config));
+  EXPECT_LT(p.estimate.step.total, s.estimate.step.total);
+  for (const Task& t : p.graph.tasks) {
+    for (int before : t.after) {
+      EXPECT_FALSE(t.part == Part::Compute && p.graph.tasks[static_cast<std::size_t>(before)].label.starts_with("offload gradients")) << t.label;
+    }
+  }
+  // A bucket bigger than a rank's partition spreads over its owners, which copy at once: a 4 GB
+  // bucket holds all the gradients, so all sixteen ranks copy their partitions together, four
+  // behind each uplink at 3 GB/s.
+  TrainConfig big = c;
+  big.bucketBytes = 4e9;
+  const Simulated b = run(m, big, dgx2);
+  const double partition = static_cast<double>(m.parameters()) / 16;
+  int bigCopies = 0;
+  for (const Task& t : b.graph.tasks) {
+    if (!t.label.starts_with("offload gradients")) continue;
+    ++bigCopies;
+    EXPECT_NEAR(t.seconds, partition * 4 / 3e9, 1e-9 * t.seconds);
+  }
+  EXPECT_EQ(bigCopies, 1);
+  // One GPU (the ZeRO-Offload tutorial's run): no reduction, the copies all the same.
+  TrainConfig one = config(1, 1);
+  setZeroStage(one, 2);
+  one.offloadOptimizer = OffloadTarget::Cpu;
+  const Simulated alone = run(m, one, jobCluster(dgx2, 1));
+  int aloneCopies = 0;
+  for (const Task& t : alone.graph.tasks) aloneCopies += t.label.starts_with("offload gradients") ? 1 : 0;
+  EXPECT_EQ(aloneCopies, 8 + 1);
+  EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
+  EXPECT_LE(alone.estimate.closedForm.total, alone.estimate.step.total * (1 + 1e-9));
+  // A DeepSpeed config says where the buffers are, in today's keys and in DeepSpeed's older ones.
+  TrainConfig fromConfig;
+  applyDeepSpeedConfig({{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}, {"pin_memory", true}}}}}},
+                       "ds_config.json", fromConfig);
+  EXPECT_TRUE(fromConfig.offloadPinned);
+  TrainConfig older;
+  applyDeepSpeedConfig({{"zero_optimization", {{"stage", 2}, {"cpu_offload", true}}}}, "ds_config.json", older);
+  EXPECT_EQ(older.offloadOptimizer, OffloadTarget::Cpu);
+  EXPECT_FALSE(older.offloadPinned);
+  applyDeepSpeedConfig({{"zero_optimization", {{"stage", 3}, {"cpu_offload", true}, {"cpu_offload_params", true}, {"cpu_offload_use_pin_memory", true}}}},
+                       "ds_config.json", older);
+  EXPECT_EQ(older.offloadParams, OffloadTarget::Cpu);
+  EXPECT_TRUE(older.offloadPinned);
 }
 
 TEST(Timeline, SwapperPipeliningOverlapsNvmeWithCpuAdam) {
@@ -389,27 +508,31 @@ TEST(Timeline, ClosedFormBoundsEveryZeroLayoutWithOrWithoutOffload) {
             if (optimizer == OffloadTarget::None && params != OffloadTarget::None) continue;
             for (const int microBatch : {1, 4}) {
               for (const bool cpuCheckpoints : {false, true}) {
-                TrainConfig c = config(cluster.gpus(), 8 * cluster.gpus());
-                setZeroStage(c, stage);
-                c.offloadOptimizer = optimizer;
-                c.offloadParams = params;
-                c.microBatch = microBatch;
-                c.recompute = cpuCheckpoints ? Recompute::Full : Recompute::None;
-                c.checkpointsOnHost = cpuCheckpoints;
-                for (const Cluster& job : {cluster, [&] {
-                       Cluster interfering = cluster;  // the shipped interference and overheads
-                       interfering.gpu.step = loadCluster(preset).gpu.step;
-                       return interfering;
-                     }()}) {
-                  const Simulated s = run(m, c, job);
-                  ++checked;
-                  EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9))
-                      << preset << " x" << nodeCount << " zero" << stage << " optimizer " << static_cast<int>(optimizer) << " params "
-                      << static_cast<int>(params) << " micro-batch " << microBatch << " closed: compute " << s.estimate.closedForm.compute
-                      << " shard " << s.estimate.closedForm.shardComm << " offload " << s.estimate.closedForm.offload << " opt " << s.estimate.closedForm.optimizer
-                      << " | timeline: compute " << s.estimate.step.compute << " shard " << s.estimate.step.shardComm << " offload " << s.estimate.step.offload
-                      << " overhead " << s.estimate.step.overhead << " interference " << s.estimate.step.interference << " cpu checkpoints "
-                      << cpuCheckpoints;
+                for (const bool pinned : {false, true}) {
+                  if (pinned && optimizer != OffloadTarget::Cpu) continue;
+                  TrainConfig c = config(cluster.gpus(), 8 * cluster.gpus());
+                  c.offloadPinned = pinned;
+                  setZeroStage(c, stage);
+                  c.offloadOptimizer = optimizer;
+                  c.offloadParams = params;
+                  c.microBatch = microBatch;
+                  c.recompute = cpuCheckpoints ? Recompute::Full : Recompute::None;
+                  c.checkpointsOnHost = cpuCheckpoints;
+                  for (const Cluster& job : {cluster, [&] {
+                         Cluster interfering = cluster;  // the shipped interference and overheads
+                         interfering.gpu.step = loadCluster(preset).gpu.step;
+                         return interfering;
+                       }()}) {
+                    const Simulated s = run(m, c, job);
+                    ++checked;
+                    EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9))
+                        << preset << " x" << nodeCount << " zero" << stage << " optimizer " << static_cast<int>(optimizer) << " params "
+                        << static_cast<int>(params) << " micro-batch " << microBatch << " closed: compute " << s.estimate.closedForm.compute
+                        << " shard " << s.estimate.closedForm.shardComm << " offload " << s.estimate.closedForm.offload << " opt " << s.estimate.closedForm.optimizer
+                        << " | timeline: compute " << s.estimate.step.compute << " shard " << s.estimate.step.shardComm << " offload " << s.estimate.step.offload
+                        << " overhead " << s.estimate.step.overhead << " interference " << s.estimate.step.interference << " cpu checkpoints "
+                        << cpuCheckpoints << " pinned " << pinned;
+                  }
                 }
               }
             }
@@ -418,7 +541,7 @@ TEST(Timeline, ClosedFormBoundsEveryZeroLayoutWithOrWithoutOffload) {
       }
     }
   }
-  EXPECT_EQ(checked, 2 * 2 * (2 + 2 + 7) * 2 * 2 * 2);
+  EXPECT_EQ(checked, 2 * 2 * (3 + 3 + 10) * 2 * 2 * 2);  // ZeRO-1/2: none, host, host pinned; ZeRO-3 likewise with the NVMe layouts
 }
 
 TEST(Timeline, CpuCheckpointingCopiesEachCheckpointOutAndBack) {
