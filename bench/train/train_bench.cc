@@ -158,7 +158,7 @@ int runTrainBench(const TrainOptions& o) {
       task.seconds = times[i].end - times[i].start;
       task.tensorCommSeconds = std::min(task.seconds, times[i].tensorSeconds);
       task.overheadSeconds = 0;
-      if (sim::isCollectiveStream(task.stream)) dataComm += task.seconds;
+      if (sim::isCollective(task)) dataComm += task.seconds;
     }
     sim::attributeStage(measuredGraph, timeline);
     sim::StepTime measured = sim::stepTime(timeline);

@@ -115,7 +115,7 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   e.step = stepTime(timeline);
   const StepTime& s = e.step;
   for (const Task& task : graph.tasks) {
-    if (isCollectiveStream(task.stream)) e.communication += task.seconds;
+    if (isCollective(task)) e.communication += task.seconds;
   }
   const double exposed = s.dpComm + s.shardComm;
   // The schedule's formula counts fill and drain; the timeline also counts stages waiting on a

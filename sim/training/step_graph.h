@@ -80,6 +80,11 @@ struct Task {
   std::string label;                      // "fwd L3 mb2", for traces
 };
 
+// A collective: a task on a collective stream that moves data between GPUs over their links, so it
+// shares them and interferes with compute. ZeRO-1/2's gradient copies to the host are ordered on
+// the reduction stream (DeepSpeed issues them there) but run on the copy engines over PCIe.
+inline bool isCollective(const Task& task) { return isCollectiveStream(task.stream) && task.part != Part::Offload; }
+
 struct StepGraph {
   int stages = 1;
   std::vector<Task> tasks;      // in issue order: a stream runs its tasks in this order

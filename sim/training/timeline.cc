@@ -169,7 +169,7 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
     for (const Running& r : running) {
       const Task& task = tasks[static_cast<std::size_t>(r.task)];
       if (runsKernels(task)) computing[static_cast<std::size_t>(task.stage)] = 1;
-      if (isCollectiveStream(task.stream)) ++communicating[static_cast<std::size_t>(task.stage)];
+      if (isCollective(task)) ++communicating[static_cast<std::size_t>(task.stage)];
     }
     rates.assign(running.size(), 1.0);
     shares.assign(running.size(), 1.0);
@@ -195,11 +195,12 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
       const Task& task = tasks[static_cast<std::size_t>(running[k].task)];
       const auto stage = static_cast<std::size_t>(task.stage);
       if (runsKernels(task) && communicating[stage] > 0) slowdowns[k] = interference.computeSlowdown;
-      if (isCollectiveStream(task.stream)) {
+      if (isCollective(task)) {
         shares[k] = communicating[stage];
         if (computing[stage]) slowdowns[k] = interference.commSlowdown;
       }
-      rates[k] = (task.stream != StreamKind::Offload ? processor[stage] : 1.0) / (shares[k] * (1 + slowdowns[k]));
+      const bool copy = task.part == Part::Offload && task.stream != StreamKind::Compute;  // the copy engines'
+      rates[k] = (copy ? 1.0 : processor[stage]) / (shares[k] * (1 + slowdowns[k]));
       step = std::min(step, running[k].remaining / rates[k]);
     }
     now += step;

@@ -18,6 +18,7 @@ measured=$src/results/measured/cpu-2core-amd-epyc
 for f in sweep_np2.json sweep_np3.json sweep_np4.json sweep_np5.json fitted_np2_np4.json all_reduce_16M-256M_x5.json; do
   cp "$measured/$f" "$work/$f"
 done
+cp "$src/tests/data/training/ds_config_zero2_offload_2021.json" "$work/ds_zero_offload.json"
 cp "$src/tests/data/nccl-tests-h100/all_reduce.txt" "$work/h100_all_reduce.txt"
 cp "$src/tests/data/nccl-tests-h100/all_reduce_graph.txt" "$work/h100_all_reduce_graph.txt"
 cd "$work"
@@ -38,6 +39,7 @@ cases=(
   "train_llama2_7b_zero3|$ccsim train --model llama2-7b --cluster dgx-a100 --nodes 8 --zero 3 --micro-batch 2 --global-batch 512 --seq 4096"
   "train_gpt3_3d_json|$ccsim train --model gpt3-175b --cluster dgx-a100 --nodes 128 --tp 8 --pp 16 --schedule interleaved --vpp 2 --micro-batch 1 --global-batch 1536 --seq 2048 --json"
   "train_offload|$ccsim train --model llama2-13b --cluster workstation-4x-a40 --zero 3 --offload optimizer+params --offload-device nvme --micro-batch 1 --global-batch 64 --seq 2048"
+  "train_zero_offload|$ccsim train --model gpt3-2.7b --cluster dgx-2h --gpus 16 --seq 2048 --recompute full --deepspeed ds_zero_offload.json"
   "plan_gpt3|$ccsim plan --model gpt3-175b --cluster dgx-a100 --nodes 128 --global-batch 1536 --seq 2048 --top 5"
   "accuracy|$ccreport accuracy --measured sweep_np3.json --predicted pred_cclab.json pred_mpi.json --allow-missing --markdown acc.md --json acc.json --junit acc.xml >> acc.md acc.json acc.xml"
   "compare_h100|$ccreport compare --baseline h100_all_reduce.txt --current h100_all_reduce_graph.txt --markdown cmp.md --json cmp.json --junit cmp.xml >> cmp.md cmp.json cmp.xml"

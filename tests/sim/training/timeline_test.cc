@@ -388,6 +388,7 @@ TEST(Timeline, ZeroOffloadCopiesEachBucketOverItsOwnersLink) {
     if (!t.label.starts_with("offload gradients")) continue;
     ++copies;
     EXPECT_EQ(t.stream, StreamKind::Reduce);
+    EXPECT_FALSE(isCollective(t));  // ordered on the reduction stream, run by the copy engines
     EXPECT_EQ(t.pass, Pass::Backward);
     ASSERT_EQ(t.after.size(), 1u);
     EXPECT_TRUE(s.graph.tasks[static_cast<std::size_t>(t.after[0])].label.starts_with("reduce-scatter bucket")) << t.label;
@@ -402,6 +403,11 @@ TEST(Timeline, ZeroOffloadCopiesEachBucketOverItsOwnersLink) {
   // has no compute left after them).
   EXPECT_EQ(waited, copies - 2);
   EXPECT_NEAR(copied, static_cast<double>(m.parameters()) * 4 / 12e9, 0.01 * copied);  // every gradient, one link at a time
+  // They share no links with the collectives and count as no communication.
+  double collectiveSeconds = 0;
+  for (const Task& t : s.graph.tasks) collectiveSeconds += isCollective(t) ? t.seconds : 0.0;
+  EXPECT_NEAR(s.estimate.communication, collectiveSeconds, 1e-12 * collectiveSeconds);
+  EXPECT_LT(s.estimate.communication, copied);
   // Pinned host buffers (offload_optimizer.pin_memory): the copies run beside the backward.
   TrainConfig pinned = c;
   pinned.offloadPinned = true;
