@@ -54,7 +54,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"sharding", c.shardingName}, {"schedule", std::string(name(c.schedule))},
         {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
         {"recompute", std::string(name(c.recompute))}, {"recompute_layers", c.recomputeLayers}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
-        {"cpu_checkpointing", c.checkpointsOnHost},
+        {"cpu_checkpointing", c.checkpointsOnHost}, {"pin_memory", c.offloadPinned},
         {"precision", std::string(name(c.precision))}, {"layers_per_stage", e.layersPerStage}}},
       {"params", e.parameters},
       {"memory_per_gpu_bytes",

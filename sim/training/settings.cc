@@ -119,7 +119,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
                                {globalBatch.has_value(), "--global-batch"}, {vpp.has_value(), "--vpp"}, {!schedule.empty(), "--schedule"},
                                {!recompute.empty(), "--recompute"}, {recomputeLayers.has_value(), "--recompute-layers"},
                                {prefetch.has_value(), "--prefetch"}, {scale.has_value(), "--scale"},
-                               {!cpuCheckpointing.empty(), "--cpu-checkpointing"}}) {
+                               {!cpuCheckpointing.empty(), "--cpu-checkpointing"}, {!pinMemory.empty(), "--pin-memory"}}) {
       if (given) throw InputError(fmt::format("--params prices the model states alone: {} has nothing to act on (give --model for a step)", flag));
     }
   }
@@ -170,6 +170,10 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (*states == OffloadStates::OptimizerAndParameters) c.offloadParams = *device;
   if (*device == OffloadTarget::Nvme && *states == OffloadStates::None) {
     throw InputError("--offload-device nvme says where offloaded states go: give --offload optimizer (or optimizer+params) too");
+  }
+  if (!pinMemory.empty()) c.offloadPinned = onOff(pinMemory, "--pin-memory");
+  if (c.offloadPinned && c.offloadOptimizer != OffloadTarget::Cpu) {
+    throw InputError("--pin-memory on pins the host buffers of an optimizer offloaded to host memory: give --offload optimizer (cpu) too");
   }
   if (!schedule.empty() && c.vpp > 1 && c.schedule != Schedule::Interleaved) {
     throw InputError(fmt::format("--schedule {} runs one model chunk per stage: --vpp {} needs --schedule interleaved (or leave it out)", schedule, c.vpp));

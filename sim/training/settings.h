@@ -28,8 +28,8 @@ struct TrainingSettings {
       offloadDevice = "cpu";
   std::string framework = "2G", execution = "fused", collectives;
   // Empty: as the DeepSpeed config says (overlap_comm: on for ZeRO-3 only, DeepSpeed's default;
-  // cpu_checkpointing: off), and without one on and off.
-  std::string overlap, cpuCheckpointing;
+  // cpu_checkpointing and offload_optimizer.pin_memory: off), and without one on, off and off.
+  std::string overlap, cpuCheckpointing, pinMemory;
   std::optional<int> prefetch;
   std::optional<double> tokens;
 
@@ -68,6 +68,9 @@ void forEachSetting(Settings& s, Visit&& visit) {
   static const std::string cpuCheckpointing =
       "with --recompute full: keep each layer's checkpoint in host memory, copied out after its forward and back before its recompute "
       "(DeepSpeed's cpu_checkpointing): " + namesOf(switches(), " or ");
+  static const std::string pinMemory =
+      "with --offload to host memory: the optimizer's host buffers pinned (DeepSpeed's offload_optimizer.pin_memory; off, its default: "
+      "each gradient copy to pageable memory holds the host until it is done): " + namesOf(switches(), " or ");
   static const std::string execution = "how layers run: " + namesOf(executions(), " or ") + " (fused: Megatron-LM, torch.compile)";
   visit("model", s.model, "a model card (models/cards/) or a Hugging Face config.json", Common);
   visit("params", s.params, "a model known only by its parameter count (model states only), e.g. 7.5e9", Common);
@@ -91,6 +94,7 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("offload", s.offload, offload, Layout);
   visit("offload-device", s.offloadDevice, offloadDevice, Layout);
   visit("cpu-checkpointing", s.cpuCheckpointing, cpuCheckpointing, Common);
+  visit("pin-memory", s.pinMemory, pinMemory, Common);
   visit("global-batch", s.globalBatch, "samples per optimizer step", Common);
   visit("seq", s.seq, "tokens per sample", Common);
   visit("precision", s.precision, precision, Common);

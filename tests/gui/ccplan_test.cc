@@ -125,6 +125,18 @@ class CcplanTest : public QObject {
     const QJsonObject fromFile = ccsimJson(bare);
     QVERIFY(!fromFile.isEmpty());
     QCOMPARE(w.planView()->figures()->stepTotalSeconds, fromFile["step_time_s"].toObject()["total"].toDouble());
+    // The optimizer offloaded with pinned host buffers: the plan file says so and ccsim agrees.
+    selectData(p->sharding(), "zero:2");
+    selectData(p->offload(), "optimizer");
+    p->pinMemory()->setChecked(true);
+    QCOMPARE(p->settings().pinMemory, std::string("on"));
+    const QString pinned = dir.filePath("pinned.json");
+    QVERIFY(w.savePlan(pinned));
+    const QJsonObject fromPinned = ccsimJson(pinned);
+    QVERIFY(fromPinned["layout"].toObject()["pin_memory"].toBool());
+    QCOMPARE(w.planView()->figures()->stepTotalSeconds, fromPinned["step_time_s"].toObject()["total"].toDouble());
+    selectData(p->offload(), "none");  // nothing offloaded: nothing pinned, whatever the box says
+    QCOMPARE(p->settings().pinMemory, std::string());
   }
 
   // ZeRO stages change the memory bars by the ZeRO paper's rules (mixed precision Adam, K = 12),

@@ -309,6 +309,41 @@ TEST_F(Ccsim, CpuCheckpointingKeepsFullRecomputesCheckpointsInHostMemory) {
   EXPECT_NE(bad.err.find("--cpu-checkpointing"), std::string::npos) << bad.err;
 }
 
+// DeepSpeed's offload_optimizer.pin_memory, as a flag or from a ds_config.json (the flag wins):
+// pageable host buffers (the default) make each gradient copy hold the host, so the step is
+// longer than with pinned ones; without an optimizer offloaded to host memory, or with a value
+// that is not a switch, it is one line and exit 2.
+TEST_F(Ccsim, PinMemoryLetsTheGradientCopiesRunBesideTheBackward) {
+  const std::string flags =
+      "train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --micro-batch 4 --seq 1024 --zero 2 --offload optimizer --json ";
+  auto run = [&](const std::string& args) {
+    const Outcome r = ccsim(flags + args);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.exitCode == 0 ? results::Json::parse(r.out) : results::Json::object();
+  };
+  const results::Json pageable = run(""), pinned = run("--pin-memory on");
+  ASSERT_TRUE(pageable.contains("layout") && pinned.contains("layout"));
+  EXPECT_FALSE(pageable.at("layout").at("pin_memory").get<bool>());
+  EXPECT_TRUE(pinned.at("layout").at("pin_memory").get<bool>());
+  EXPECT_GT(pageable.at("step_time_s").at("total").get<double>(), pinned.at("step_time_s").at("total").get<double>());
+  const std::string ds = file("pin.json", R"({"bf16": {"enabled": true}, "zero_optimization": {"stage": 2, "overlap_comm": true,
+      "offload_optimizer": {"device": "cpu", "pin_memory": true}}})");
+  const std::string base = "train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --micro-batch 4 --seq 1024 --json --deepspeed " + ds;
+  const Outcome fromConfig = ccsim(base);
+  ASSERT_EQ(fromConfig.exitCode, 0) << fromConfig.err;
+  EXPECT_TRUE(results::Json::parse(fromConfig.out).at("layout").at("pin_memory").get<bool>());
+  const Outcome overridden = ccsim(base + " --pin-memory off");
+  ASSERT_EQ(overridden.exitCode, 0) << overridden.err;
+  EXPECT_FALSE(results::Json::parse(overridden.out).at("layout").at("pin_memory").get<bool>());
+  const Outcome nothingOffloaded = ccsim("train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --seq 1024 --zero 2 --pin-memory on");
+  EXPECT_EQ(nothingOffloaded.exitCode, 2);
+  EXPECT_NE(nothingOffloaded.err.find("--pin-memory on pins the host buffers"), std::string::npos) << nothingOffloaded.err;
+  EXPECT_EQ(std::count(nothingOffloaded.err.begin(), nothingOffloaded.err.end(), '\n'), 1) << nothingOffloaded.err;
+  const Outcome bad = ccsim(flags + "--pin-memory maybe");
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("--pin-memory"), std::string::npos) << bad.err;
+}
+
 // A DeepSpeed run overlaps the gradient reduction as DeepSpeed defaults overlap_comm: in ZeRO-3
 // only, whether the stage comes from the config or from --zero; overlap_comm or the flag, when
 // given, wins. FSDP's reduce-scatters have their own stream whatever the config says.
