@@ -47,14 +47,13 @@ double cpuOptimizerSeconds(const Cluster& cluster, double parameters) {
 
 bool gradientsOffloadedDuringBackward(const TrainConfig& c) {
   if (c.offloadOptimizer == OffloadTarget::None) return false;
-  return c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients ||
-         c.sharding == StateSharding::Everything;
+  return zeroOneOrTwo(c.sharding) || c.sharding == StateSharding::Everything;
 }
 
 bool gradientOffloadHoldsTheHost(const TrainConfig& c) {
   // DeepSpeed's: ZeRO-1/2, and ZeRO-3 as DeepSpeed gathers it (a module at a time). PyTorch FSDP's
   // CPU offload copies into pinned buffers.
-  const bool deepSpeed = c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients || c.gathersByModule;
+  const bool deepSpeed = zeroOneOrTwo(c.sharding) || c.gathersByModule;
   return deepSpeed && gradientsOffloadedDuringBackward(c) && c.offloadOptimizer == OffloadTarget::Cpu && !c.offloadPinned;
 }
 

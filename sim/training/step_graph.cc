@@ -223,7 +223,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // up, added, 16-bit down: async_accumulate_grad_in_cpu_via_gpu), which hold nothing; the
     // last one's go into CPU-Adam's fp32 buffer, which holds the host where it is pageable.
     const double partition = stageShard / c.dp;  // parameters a rank owns
-    auto offloadBucket = [&](int after, double flushed, bool lastMicroBatch) {
+    auto offloadBucket = [&](int bucketIndex, int after, double flushed, bool lastMicroBatch) {
       const double buckets = std::ceil(flushed / (c.bucketBytes / per.gradients));
       const double bucket = flushed / buckets;
       const double owners = std::ceil(bucket / partition);
@@ -234,7 +234,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.pass = Pass::Backward;
       t.seconds = buckets * gradientOffloadSeconds(cluster, c, std::min(bucket, partition), copying);
       if (after >= 0) t.after.push_back(after);
-      t.label = fmt::format("offload gradients bucket {}", bucketCount - 1);
+      t.label = fmt::format("offload gradients bucket {}", bucketIndex);
       lastDataTask = stage.add(std::move(t));
       reductions.push_back(lastDataTask);
       // Without overlap the reductions wait for the whole backward (below); nothing waits in it.
@@ -244,18 +244,18 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       if (bytes <= 0) return;
       const bool offloads = gradientsOffloadedDuringBackward(c);
       if (c.dp <= 1 && !offloads) return;
+      const int bucketIndex = bucketCount++;
       int reduced = producer;
       if (c.dp > 1) {
-        const bool zero = c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients;
+        const bool zero = zeroOneOrTwo(c.sharding);
         Task t = make.collective(StreamKind::Reduce, Part::DataComm, pass,
                                  {zero ? Collective::ReduceScatter : Collective::AllReduce, bytes, c.dp, where.dpNodes},
-                                 fmt::format("{} bucket {}", zero ? "reduce-scatter" : "all-reduce", bucketCount));
+                                 fmt::format("{} bucket {}", zero ? "reduce-scatter" : "all-reduce", bucketIndex));
         if (producer >= 0) t.after.push_back(producer);
         reduced = lastDataTask = stage.add(std::move(t));
         reductions.push_back(lastDataTask);
       }
-      ++bucketCount;
-      if (offloads) offloadBucket(reduced, bytes / per.gradients, lastMicroBatch);
+      if (offloads) offloadBucket(bucketIndex, reduced, bytes / per.gradients, lastMicroBatch);
     };
     // HYBRID_SHARD: each unit's gradient shard, once reduce-scattered inside the node, is
     // all-reduced across the replicas, as PyTorch FSDP issues it (_reduce_grad: per unit, on its

@@ -151,7 +151,7 @@ void addStepEnd(StageBuilder& stage, TaskMaker& make, const ModelCard& model, co
     t.label = "wait for the offloaded step";
     lastCompute = stage.add(std::move(t));
   }
-  if ((c.sharding == StateSharding::Optimizer || c.sharding == StateSharding::OptimizerGradients) && c.dp > 1) {
+  if (zeroOneOrTwo(c.sharding) && c.dp > 1) {
     Task t =
         make.collective(StreamKind::Gather, Part::DataComm, Pass::Step,
                         {Collective::AllGather, end.parameters * per.parameters, c.dp, where.dpNodes}, "all-gather updated parameters");

@@ -19,6 +19,8 @@ namespace cclab::sim {
 // NO_SHARD = DDP, SHARD_GRAD_OP = ZeRO-2, FULL_SHARD = ZeRO-3, HYBRID_SHARD = ZeRO-3 within a
 // node and replicas across nodes.
 enum class StateSharding { None, Optimizer, OptimizerGradients, Everything, EverythingWithinNode };
+// ZeRO-1 or 2: the optimizer states (and ZeRO-2's gradients) sharded, the parameters whole.
+inline bool zeroOneOrTwo(StateSharding s) { return s == StateSharding::Optimizer || s == StateSharding::OptimizerGradients; }
 // Mixed: bf16/fp16 values and GEMMs with an fp32 master copy. Fp32: fp32 everything, GEMMs on the
 // CUDA cores (PyTorch's default). Tf32: fp32 values, GEMMs on the TF32 tensor cores
 // (allow_tf32, llm.c's fp32 build). Fp8: as mixed, with the layers' GEMMs in fp8 (Transformer
