@@ -71,6 +71,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   offloadDevice_ = choices(sim::offloadDevices(), this);
   execution_ = choices(sim::executions(), this);
   prefetch_ = spin(0, 64, 1, this);
+  tiles_ = spin(1, 4096, 1, this);
   vocabMultiple_ = spin(1, 1 << 16, 1, this, tr("as the card"));
   flash_ = new QCheckBox(tr("flash attention"), this);
   flash_->setChecked(true);
@@ -100,7 +101,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
       {"zero", sharding_},       {"recompute", recompute_}, {"schedule", schedule_},   {"offload", offload_},
       {"offload-device", offloadDevice_}, {"flash-attention", flash_}, {"sequence-parallel", sequenceParallel_},
       {"overlap-grad-reduce", overlap_}, {"tokens", tokensB_}, {"framework-overhead", frameworkGiB_},
-      {"execution", execution_}, {"prefetch", prefetch_}, {"vocab-multiple", vocabMultiple_}, {"recompute-layers", recomputeLayers_},
+      {"execution", execution_}, {"prefetch", prefetch_}, {"tiles", tiles_}, {"vocab-multiple", vocabMultiple_}, {"recompute-layers", recomputeLayers_},
       {"cpu-checkpointing", cpuCheckpointing_}, {"pin-memory", pinMemory_}};
   const sim::TrainingSettings none;
   sim::forEachSetting(none, [&](std::string_view name, const auto&, std::string_view help, sim::SettingScope) {
@@ -136,6 +137,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   layoutForm->addRow(tr("Schedule"), schedule_);
   layoutForm->addRow(tr("&Sharding"), sharding_);
   layoutForm->addRow(tr("ZeRO-3 prefetch"), prefetch_);
+  layoutForm->addRow(tr("ZeRO-3 tiles"), tiles_);
   layoutForm->addRow(tr("&Execution"), execution_);
   auto [memory, memoryForm] = group(tr("Memory savers"));
   memoryForm->addRow(tr("&Recompute"), recompute_);
@@ -158,7 +160,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   for (QComboBox* box : {model_, cluster_, precision_, optimizer_, sharding_, recompute_, schedule_, offload_, offloadDevice_, execution_}) {
     connect(box, &QComboBox::currentIndexChanged, this, notify);
   }
-  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_, vocabMultiple_, recomputeLayers_}) connect(box, &QSpinBox::valueChanged, this, notify);
+  for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_, tiles_, vocabMultiple_, recomputeLayers_}) connect(box, &QSpinBox::valueChanged, this, notify);
   for (QDoubleSpinBox* box : {tokensB_, frameworkGiB_}) connect(box, &QDoubleSpinBox::valueChanged, this, notify);
   for (QCheckBox* box : {flash_, sequenceParallel_, overlap_, cpuCheckpointing_, pinMemory_}) connect(box, &QCheckBox::toggled, this, notify);
 
@@ -221,6 +223,8 @@ sim::TrainingSettings SettingsPanel::settings() const {
   s.overlap = overlap_->isChecked() ? "on" : "off";
   s.execution = execution_->currentData().toString().toStdString();
   s.prefetch = prefetch_->value() == 1 ? std::nullopt : std::optional<int>(prefetch_->value());  // 1: the default
+  // Tiles only with DeepSpeed's ZeRO-3, the one that gathers a module (a tile) at a time.
+  s.tiles = s.zero == 3 && tiles_->value() > 1 ? std::optional<int>(tiles_->value()) : std::nullopt;
   s.vocabMultiple = vocabMultiple_->value() > 1 ? std::optional<int>(vocabMultiple_->value()) : std::nullopt;  // 1: no padding
   s.tokens = tokensB_->value() > 0 ? std::optional<double>(tokensB_->value() * 1e9) : std::nullopt;
   const double frameworkBytes = std::round(frameworkGiB_->value() * kGiB);
@@ -258,6 +262,7 @@ void SettingsPanel::setSettings(const sim::TrainingSettings& s) {
   overlap_->setChecked(s.overlap != "off");
   selectData(execution_, QString::fromStdString(s.execution.empty() ? "fused" : s.execution));
   prefetch_->setValue(s.prefetch.value_or(1));
+  tiles_->setValue(s.tiles.value_or(1));
   vocabMultiple_->setValue(s.vocabMultiple.value_or(1));
   tokensB_->setValue(s.tokens.value_or(0) / 1e9);
   try {

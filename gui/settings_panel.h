@@ -40,6 +40,7 @@ class SettingsPanel : public QWidget {
   QComboBox* recompute() const { return recompute_; }
   QComboBox* offload() const { return offload_; }
   QCheckBox* pinMemory() const { return pinMemory_; }
+  QSpinBox* tiles() const { return tiles_; }
 
  signals:
   void changed();
@@ -49,7 +50,7 @@ class SettingsPanel : public QWidget {
 
   sim::TrainingSettings kept_;  // settings the form does not show (deepspeed, params, nodes): kept as loaded
   QComboBox *model_, *cluster_, *precision_, *optimizer_, *sharding_, *recompute_, *schedule_, *offload_, *offloadDevice_, *execution_;
-  QSpinBox *gpus_, *globalBatch_, *microBatch_, *seq_, *dp_, *tp_, *pp_, *vpp_, *prefetch_, *vocabMultiple_, *recomputeLayers_;
+  QSpinBox *gpus_, *globalBatch_, *microBatch_, *seq_, *dp_, *tp_, *pp_, *vpp_, *prefetch_, *tiles_, *vocabMultiple_, *recomputeLayers_;
   QDoubleSpinBox *tokensB_, *frameworkGiB_;
   QCheckBox *flash_, *sequenceParallel_, *overlap_, *cpuCheckpointing_, *pinMemory_;
   bool quiet_ = false;  // setSettings() in progress: one changed() at the end

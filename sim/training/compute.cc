@@ -195,17 +195,34 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   // The layer's projections at the layer GEMMs' peak (fp8: Transformer Engine's); attention and
   // the logits at the 16-bit (or fp32) one.
   auto gemmAt = [&](double flopsPeak, double k, double n) { return 2 * tokens * k * n / (flopsPeak * gemmEfficiency(cluster, std::min(k, n))); };
-  auto gemm = [&](double k, double n) { return gemmAt(layerPeak, k, n); };
+  // A linear layer, k inputs to n outputs: with memory-centric tiling, `tiles` GEMMs of n / tiles
+  // outputs each (the same FLOPs at a narrower GEMM's efficiency).
+  const double tiles = c.tiles;
+  auto gemm = [&](double k, double n) { return tiles * gemmAt(layerPeak, k, n / tiles); };
 
   // One layer's forward on one tensor-parallel rank (an encoder-decoder's mean layer: its share of
   // a cross-attention's projections more, the same shapes).
   const double attentionBlocks = 1 + m.crossAttentionShare();
   const double projections = attentionBlocks * (gemm(h, (a + 2 * kv) / tp) + gemm(a / tp, h)) + gemm(h, (m.gatedMlp ? 2 : 1) * i / tp) +
                              gemm(i / tp, h);
-  t.forwardGemms = {{tokens, h, (a + 2 * kv) / tp, attentionBlocks},
-                    {tokens, a / tp, h, attentionBlocks},
-                    {tokens, h, (m.gatedMlp ? 2 : 1) * i / tp},
-                    {tokens, i / tp, h}};
+  t.forwardGemms = {{tokens, h, (a + 2 * kv) / tp / tiles, attentionBlocks * tiles},
+                    {tokens, a / tp, h / tiles, attentionBlocks * tiles},
+                    {tokens, h, (m.gatedMlp ? 2 : 1) * i / tp / tiles, tiles},
+                    {tokens, i / tp, h / tiles, tiles}};
+  // Tiling's own traffic (TiledLinear): forward, each linear's tile outputs concatenated (its
+  // output read and written); backward, the tiles' gradients of the shared input summed (tiles - 1
+  // additions, two read and one written). And its kernels: a GEMM more per extra tile and the
+  // concatenation forward, two GEMMs and an addition per extra tile backward.
+  double tilingForwardBytes = 0, tilingBackwardBytes = 0;
+  if (c.tiles > 1) {
+    const double outputs = attentionBlocks * ((a + 2 * kv) / tp + h) + (m.gatedMlp ? 2 : 1) * i / tp + h;
+    const double inputs = attentionBlocks * (h + a / tp) + h + i / tp;
+    tilingForwardBytes = 2 * v * tokens * outputs;
+    tilingBackwardBytes = (tiles - 1) * 3 * v * tokens * inputs;
+    const int linears = static_cast<int>(std::lround(2 * attentionBlocks)) + 2;
+    kernels.forward += linears * c.tiles;
+    kernels.backward += linears * 3 * (c.tiles - 1);
+  }
   const double headsHere = static_cast<double>(m.heads) / tp * c.microBatch * attentionBlocks;
   t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(m.headDim()), static_cast<double>(c.seq), headsHere});  // Q K^T
   t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(c.seq), static_cast<double>(m.headDim()), headsHere});  // scores V
@@ -244,13 +261,13 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   // a/t, the down projection's i/t), forward; backward the same for the gradients. The weights'
   // fp8 copies are cast once a step (left out).
   const double fp8Casts = c.precision == Precision::Fp8 ? 3.0 * tokens * (attentionBlocks * (h + a / tp) + h + i / tp) / memoryBandwidth : 0.0;
-  t.forward = projections + attention + elementwise + casts + fp8Casts;
-  t.forwardMemoryBytes = (elementwise + casts + fp8Casts) * memoryBandwidth + attentionPasses;
+  t.forward = projections + attention + elementwise + casts + fp8Casts + tilingForwardBytes / memoryBandwidth;
+  t.forwardMemoryBytes = (elementwise + casts + fp8Casts) * memoryBandwidth + attentionPasses + tilingForwardBytes;
   t.attentionMemoryBytes = attentionPasses;
   // Backward: twice the forward's GEMMs (input and weight gradients); a fused attention
   // recomputes its scores (2.5x its forward); element-wise kernels about twice.
   const double attentionBackward = c.flashAttention ? 2.5 * attention : 2 * attention;
-  t.backward = 2 * projections + attentionBackward + 2 * elementwise + casts + fp8Casts;
+  t.backward = 2 * projections + attentionBackward + 2 * elementwise + casts + fp8Casts + tilingBackwardBytes / memoryBandwidth;
   t.forwardKernels = kernels.forward;
   t.backwardKernels = kernels.backward;
   if (c.recompute == Recompute::Full) t.recompute = t.forward, t.recomputeKernels = kernels.forward;

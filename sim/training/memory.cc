@@ -162,7 +162,7 @@ double largestModuleParameters(const ModelCard& model) {
 
 double gatheredUnitParameters(const ModelCard& model, const TrainConfig& c, double layerShard) {
   if (!c.gathersByModule || model.architecture == Architecture::Given) return layerShard;
-  return std::min(layerShard, largestModuleParameters(model) / c.tp);
+  return std::min(layerShard, largestModuleParameters(model) / c.tp / c.tiles);
 }
 
 double moduleGatherReduceBucketBytes(const TrainConfig& c, double shard) {

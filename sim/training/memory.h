@@ -91,8 +91,8 @@ double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& conf
 // code projects Q, K, V, gate and up separately. 0 for a model without shapes.
 double largestModuleParameters(const ModelCard& model);
 // ZeRO-3's parameters gathered at once for a layer of `layerShard` parameters on one tensor rank:
-// the whole layer (FSDP), or with gathersByModule its largest module (DeepSpeed); its gradient is
-// held at that size until reduced.
+// the whole layer (FSDP), or with gathersByModule its largest module (DeepSpeed), a tile of it with
+// memory-centric tiling (config.tiles); its gradient is held at that size until reduced.
 double gatheredUnitParameters(const ModelCard& model, const TrainConfig& config, double layerShard);
 // DeepSpeed's ZeRO-3 reduces gradients through one contiguous bucket of reduce_bucket_size elements
 // (default 5e8, or the shard if smaller), allocated all step: its bytes for a stage of `shard`

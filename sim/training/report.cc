@@ -34,6 +34,7 @@ std::string describeLayout(const TrainConfig& c) {
   if (c.pp > 1) s += fmt::format(", {}", name(c.schedule));
   if (!c.statesOnly) s += fmt::format(", micro-batch {}, recompute {}", c.microBatch, name(c.recompute));
   if (c.recompute == Recompute::Full && c.recomputeLayers > 0) s += fmt::format(" ({} layers a stage)", c.recomputeLayers);
+  if (c.tiles > 1) s += fmt::format(", {} tiles a linear layer", c.tiles);
   return s;
 }
 
@@ -54,7 +55,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"sharding", c.shardingName}, {"schedule", std::string(name(c.schedule))},
         {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
         {"recompute", std::string(name(c.recompute))}, {"recompute_layers", c.recomputeLayers}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
-        {"cpu_checkpointing", c.checkpointsOnHost}, {"pin_memory", c.offloadPinned},
+        {"cpu_checkpointing", c.checkpointsOnHost}, {"pin_memory", c.offloadPinned}, {"tiles", c.tiles},
         {"precision", std::string(name(c.precision))}, {"layers_per_stage", e.layersPerStage}}},
       {"params", e.parameters},
       {"memory_per_gpu_bytes",

@@ -98,6 +98,7 @@ void TrainingSettings::check() const {
   whole(microBatch, "micro-batch", 1, 1 << 24);
   whole(seq, "seq", 1, 1 << 24);
   whole(prefetch, "prefetch", 0, 64);
+  whole(tiles, "tiles", 1, 4096);
   whole(recomputeLayers, "recompute-layers", 1, 1 << 16);
   whole(scale, "scale", 1, 4096);
   whole(vocabMultiple, "vocab-multiple", 1, 1 << 16);
@@ -118,7 +119,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
     for (auto [given, flag] : {std::pair{seq.has_value(), "--seq"}, {microBatch.has_value(), "--micro-batch"},
                                {globalBatch.has_value(), "--global-batch"}, {vpp.has_value(), "--vpp"}, {!schedule.empty(), "--schedule"},
                                {!recompute.empty(), "--recompute"}, {recomputeLayers.has_value(), "--recompute-layers"},
-                               {prefetch.has_value(), "--prefetch"}, {scale.has_value(), "--scale"},
+                               {prefetch.has_value(), "--prefetch"}, {tiles.has_value(), "--tiles"}, {scale.has_value(), "--scale"},
                                {!cpuCheckpointing.empty(), "--cpu-checkpointing"}, {!pinMemory.empty(), "--pin-memory"}}) {
       if (given) throw InputError(fmt::format("--params prices the model states alone: {} has nothing to act on (give --model for a step)", flag));
     }
@@ -161,6 +162,7 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (auto e = findIn(executions(), execution)) c.execution = *e;
   else throw InputError(fmt::format("unknown --execution '{}' (valid: {})", execution, namesOf(executions())));
   if (prefetch) c.prefetch = *prefetch;
+  if (tiles) c.tiles = *tiles;
   c.frameworkBytes = static_cast<double>(parseSize(framework, "--framework-overhead"));
   const std::optional<OffloadTarget> device = findIn(offloadDevices(), offloadDevice);
   if (!device) throw InputError(fmt::format("unknown --offload-device '{}' (valid: {})", offloadDevice, namesOf(offloadDevices())));

@@ -30,7 +30,7 @@ struct TrainingSettings {
   // Empty: as the DeepSpeed config says (overlap_comm: on for ZeRO-3 only, DeepSpeed's default;
   // cpu_checkpointing and offload_optimizer.pin_memory: off), and without one on, off and off.
   std::string overlap, cpuCheckpointing, pinMemory;
-  std::optional<int> prefetch;
+  std::optional<int> prefetch, tiles;
   std::optional<double> tokens;
 
   // Throws InputError for a number no run can have (tp 0, a batch of -1, NaN tokens, ...): one
@@ -104,6 +104,10 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("overlap-grad-reduce", s.overlap, overlap, Common);
   visit("execution", s.execution, execution, Common);
   visit("prefetch", s.prefetch, "ZeRO-3/FSDP: layers whose parameters are gathered ahead (default 1)", Layout);
+  visit("tiles", s.tiles,
+        "DeepSpeed ZeRO-3: memory-centric tiling, each linear layer split into N tiles along its output, gathered one at a time "
+        "(ZeRO-Infinity; DeepSpeed's TiledLinear with out_splits N; default 1)",
+        Layout);
   visit("framework-overhead", s.framework, "per-GPU allowance for the CUDA context and allocator (K/M/G)", Common);
   visit("tokens", s.tokens, "training budget in tokens (default: 20 per parameter, Chinchilla)", Common);
   visit("collectives", s.collectives, "price the collectives with the cluster's calibration of mpi, cclab or nccl (ccbench train sets its --backend; default: the cluster's own figures)", Common);

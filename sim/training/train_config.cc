@@ -207,8 +207,16 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
                                  "ends; the switch is DDP's, ZeRO-1/2's and DeepSpeed ZeRO-3's (--zero 3, overlap_comm)",
                                  c.shardingName));
   }
+  // TiledLinear's tiles are modules of their own: only a ZeRO-3 that gathers module by module
+  // gathers them one at a time (FSDP gathers its wrapped unit, a layer, whole).
+  if (c.tiles > 1 && !c.gathersByModule) {
+    throw InputError(fmt::format("--tiles {}: memory-centric tiling splits each linear layer into modules that DeepSpeed's ZeRO-3 gathers "
+                                 "one at a time: give --zero 3 (FSDP gathers a wrapped layer whole)",
+                                 c.tiles));
+  }
   if (m.architecture == Architecture::Given) {
     if (c.tp > 1 || c.pp > 1) throw InputError(fmt::format("model '{}' gives no layer shapes: only data parallelism (--tp 1 --pp 1)", m.name));
+    if (c.tiles > 1) throw InputError(fmt::format("model '{}' gives no layer shapes: --tiles has no linear layer to split", m.name));
   } else {
     if (m.architecture == Architecture::EncoderDecoder && (c.tp > 1 || c.pp > 1)) {
       throw InputError(fmt::format("model '{}' is an encoder-decoder: ccsim prices it with data parallelism and ZeRO/FSDP (--tp 1 --pp 1); "
@@ -238,6 +246,12 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
     if (c.recomputeLayers > maxStageLayers(m.layers, c.pp)) {
       throw InputError(fmt::format("--recompute-layers {} is more than the {} layers of a pipeline stage", c.recomputeLayers,
                                    maxStageLayers(m.layers, c.pp)));
+    }
+    // TiledLinear refuses more tiles than a linear layer has outputs.
+    const double narrowest = std::min({(m.attentionWidth() + 2.0 * m.kvHeads * m.headDim()) / c.tp, static_cast<double>(m.hidden),
+                                       static_cast<double>(m.intermediate) / c.tp});
+    if (c.tiles > narrowest) {
+      throw InputError(fmt::format("--tiles {} is more tiles than the narrowest linear layer's {} outputs", c.tiles, narrowest));
     }
     if (c.seq < 1) throw InputError("--seq is required (tokens per sample)");
     if (m.maxPositions > 0 && c.seq > m.maxPositions && m.learnedPositions) {

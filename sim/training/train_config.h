@@ -91,6 +91,11 @@ struct TrainConfig {
   // its pre-forward hook and releases them after (partitioned_param_coordinator.py), so at most a
   // layer's largest module is gathered at once (gatheredUnitParameters). setZeroStage(3) sets it.
   bool gathersByModule = false;
+  // Memory-centric tiling (ZeRO-Infinity Sec. 5.1.3; DeepSpeed's TiledLinear with out_splits):
+  // each linear layer of a transformer layer split along its output into this many tiles, each
+  // its own module, so DeepSpeed's ZeRO-3 gathers (and holds the gradient of) one tile at a time.
+  // The tiles' GEMMs are narrower, their outputs are concatenated and their input gradients summed.
+  int tiles = 1;
   double bucketBytes = 25.0 * (1 << 20);       // DDP gradient bucket size
   double frameworkBytes = 2.0 * (1 << 30);     // CUDA context, allocator fragmentation, workspaces
   std::optional<double> tokens;        // training budget; default 20 tokens per parameter (Chinchilla)

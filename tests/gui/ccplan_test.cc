@@ -137,6 +137,17 @@ class CcplanTest : public QObject {
     QCOMPARE(w.planView()->figures()->stepTotalSeconds, fromPinned["step_time_s"].toObject()["total"].toDouble());
     selectData(p->offload(), "none");  // nothing offloaded: nothing pinned, whatever the box says
     QCOMPARE(p->settings().pinMemory, std::string());
+    // Memory-centric tiling under DeepSpeed's ZeRO-3: the plan file carries it and ccsim agrees.
+    selectData(p->sharding(), "zero:3");
+    p->tiles()->setValue(4);
+    QCOMPARE(p->settings().tiles, std::optional<int>(4));
+    const QString tiled = dir.filePath("tiled.json");
+    QVERIFY(w.savePlan(tiled));
+    const QJsonObject fromTiled = ccsimJson(tiled);
+    QCOMPARE(fromTiled["layout"].toObject()["tiles"].toInt(), 4);
+    QCOMPARE(w.planView()->figures()->stepTotalSeconds, fromTiled["step_time_s"].toObject()["total"].toDouble());
+    selectData(p->sharding(), "fsdp:full_shard");  // FSDP gathers a layer whole: no tiles, whatever the box says
+    QVERIFY(!p->settings().tiles.has_value());
   }
 
   // ZeRO stages change the memory bars by the ZeRO paper's rules (mixed precision Adam, K = 12),

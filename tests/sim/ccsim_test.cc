@@ -523,6 +523,11 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
        "--pin-memory"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp full_shard --overlap-grad-reduce off",
        "--overlap-grad-reduce off: fsdp-full_shard reduce-scatters each unit's gradients on its own stream"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp full_shard --tiles 4", "--tiles 4: memory-centric tiling"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 3 --tiles 0", "--tiles must be from 1 to 4096 (got 0)"},
+      {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --zero 3 --tiles 1024",
+       "--tiles 1024 is more tiles than the narrowest linear layer's 768 outputs"},
+      {"train --params 1e9 --cluster dgx-a100 --tiles 2", "--tiles has nothing to act on"},
   };
   for (const auto& [args, message] : cases) {
     const Outcome run = ccsim(args);

@@ -639,12 +639,14 @@ TEST(PublishedRuns, GradientOffloadAgainstZeroInfinityFig6c) {
 // ZeRO-Infinity ran every Table 1 layout on 32 GB V100s. With the activation checkpoints in host
 // memory (which its Sec. 8.2 says its largest runs did; Table 1 does not say which) and DeepSpeed's
 // ZeRO-3 gathering a module at a time, ccsim fits six of the nine held-out rows in 32 GB; without
-// the checkpoints in host memory only the 10 B. The 1 T on 16 GPUs and the 10 T stay over: their
-// 4h^2 MLP matrices (2.6 B and 4.3 B / 4 parameters) are what the paper's memory-centric tiling
-// splits, which ccsim does not model. The 1 T on 512 GPUs keeps its model states on the GPUs as
-// Table 1 prints it: 16 bytes x 1 T / 512 = 29.3 GiB of the 32 before anything else.
+// the checkpoints in host memory only the 10 B. The 1 T on 16 GPUs and the 10 T stay over
+// untiled: their 4h^2 MLP matrices (2.6 B and 4.3 B / 4 parameters) are what the paper's
+// memory-centric tiling splits (--tiles; the paper does not give the tile counts), and with 4 and
+// 2 tiles they fit, at a step 0.3% and 0.03% longer. The 1 T on 512 GPUs keeps its model states on the
+// GPUs as Table 1 prints it: 16 bytes x 1 T / 512 = 29.3 GiB of the 32 before anything else, which
+// no tiling fits.
 TEST(PublishedRuns, ZeroInfinityRunsFitWithCheckpointsInHostMemory) {
-  const std::set<std::string> tiled = {"zinf21-fig5c-zinf-1000b-g16", "zinf21-fig5a-zinf-1000b-g512", "zinf21-fig5a-zinf-10000b-g512"};
+  const std::map<std::string, int> tilesToFit = {{"zinf21-fig5c-zinf-1000b-g16", 4}, {"zinf21-fig5a-zinf-1000b-g512", 0}, {"zinf21-fig5a-zinf-10000b-g512", 2}};
   int rows = 0;
   for (const Record& r : readCsv(std::string(CCLAB_TEST_DATA) + "/training/published/overlap_runs.csv")) {
     if (!startsWith(r.at("id"), "zinf21-fig5") || r.at("split") != "holdout") continue;
@@ -655,8 +657,24 @@ TEST(PublishedRuns, ZeroInfinityRunsFitWithCheckpointsInHostMemory) {
     const MemoryBreakdown host = onDgx2(model, c, true).memory, kept = onDgx2(model, c, false).memory;
     std::printf("%s: %.1f GiB with the checkpoints in host memory, %.1f without\n", r.at("id").c_str(), host.total / (1 << 30),
                 kept.total / (1 << 30));
-    EXPECT_EQ(host.fits, !tiled.count(r.at("id"))) << r.at("id");
+    EXPECT_EQ(host.fits, !tilesToFit.count(r.at("id"))) << r.at("id");
     EXPECT_EQ(kept.fits, r.at("id") == "zinf21-fig5c-zinf-10b-g16") << r.at("id");
+    if (!tilesToFit.count(r.at("id"))) continue;
+    // The fewest tiles (a power of two up to 1,024) that fit, and what they cost in step time.
+    int fewest = 0;
+    for (int tiles = 2; tiles <= 1024 && fewest == 0; tiles *= 2) {
+      TrainConfig tiled = c;
+      tiled.tiles = tiles;
+      const TrainingEstimate e = onDgx2(model, tiled, true);
+      if (!e.memory.fits) continue;
+      fewest = tiles;
+      const double untiled = onDgx2(model, c, true).step.total;
+      std::printf("%s: fits with %d tiles (%.1f GiB), step %.1f s against %.1f untiled\n", r.at("id").c_str(), tiles,
+                  e.memory.total / (1 << 30), e.step.total, untiled);
+      EXPECT_GT(e.step.total, untiled);
+      EXPECT_LT(e.step.total, 1.005 * untiled);
+    }
+    EXPECT_EQ(fewest, tilesToFit.at(r.at("id"))) << r.at("id");
   }
   EXPECT_EQ(rows, 9);
 }

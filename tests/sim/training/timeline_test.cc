@@ -645,6 +645,63 @@ TEST(Timeline, DeepSpeedZeroThreeGathersAModuleAtATime) {
   EXPECT_DOUBLE_EQ(largestModuleParameters(llama), 4096.0 * 14336);
 }
 
+TEST(Timeline, MemoryCentricTilingGathersATileAtATime) {
+  // ZeRO-Infinity's memory-centric tiling (DeepSpeed's TiledLinear, out_splits N): each linear
+  // layer becomes N modules of n / N outputs, so DeepSpeed's ZeRO-3 gathers a tile of the MLP
+  // matrix at a time, not the matrix; the same FLOPs run as N narrower GEMMs, whose outputs are
+  // concatenated (forward) and whose input gradients are summed (backward).
+  const ModelCard m = gpt(8192, 8, 64);
+  const Cluster node = withoutStepKnobs(nodes("dgx-a100", 1));
+  TrainConfig c = config(8, 8);
+  c.recompute = Recompute::Full;
+  setZeroStage(c, 3);
+  const Simulated whole = run(m, c, node);
+  TrainConfig tiled = c;
+  tiled.tiles = 4;
+  const Simulated four = run(m, tiled, node);
+  const double h = 8192, layer = 12 * h * h + 13 * h, module = 4 * h * h;
+  EXPECT_DOUBLE_EQ(gatheredUnitParameters(m, four.estimate.config, layer), module / 4);
+  // Two units gathered at the peak and the gradients of one or two, in 16-bit: 6 to 8 bytes a
+  // parameter of the three quarters of the module a tile leaves out.
+  const double saved = whole.estimate.memory.total - four.estimate.memory.total;
+  EXPECT_GE(saved, 6 * 0.75 * module);
+  EXPECT_LE(saved, 8 * 0.75 * module);
+  EXPECT_DOUBLE_EQ(four.estimate.memory.bufferBytes, whole.estimate.memory.bufferBytes);  // the reduction bucket
+  // Tiles of 6,144, 2,048, 8,192 and 2,048 outputs stay on the GEMM curve's plateau: the layer is
+  // slower by tiling's own traffic alone, forward 2 bytes read and 2 written an output value
+  // (3h + h + 4h + h a token), backward three additions of 6 bytes an input value (h + h + h + 4h).
+  const double tokens = 2048, bandwidth = node.gpu.memoryBandwidthGBps * 1e9 * node.gpu.memoryEfficiency;
+  const LayerTimes plain = layerTimes(m, whole.estimate.config, node), tiles = layerTimes(m, four.estimate.config, node);
+  EXPECT_NEAR(tiles.forward - plain.forward, 4 * tokens * 9 * h / bandwidth, 1e-12);
+  EXPECT_NEAR(tiles.backward - plain.backward, 3 * 6 * tokens * 7 * h / bandwidth, 1e-12);
+  EXPECT_EQ(tiles.forwardKernels - plain.forwardKernels, 4 * 4);       // 3 GEMMs more and a concatenation, each of 4 linears
+  EXPECT_EQ(tiles.backwardKernels - plain.backwardKernels, 4 * 3 * 3);  // 6 GEMMs more and 3 additions
+  auto flops = [](const std::vector<Gemm>& gemms) {
+    return std::accumulate(gemms.begin(), gemms.end(), 0.0, [](double sum, const Gemm& g) { return sum + g.flops(); });
+  };
+  EXPECT_DOUBLE_EQ(flops(tiles.forwardGemms), flops(plain.forwardGemms));
+  EXPECT_DOUBLE_EQ(tiles.forwardGemms[2].n, 4 * h / 4);
+  EXPECT_DOUBLE_EQ(tiles.forwardGemms[2].count, 4);
+  // 64 tiles of 128 outputs fall off the curve's plateau: the GEMMs themselves slow down.
+  TrainConfig narrow = c;
+  narrow.tiles = 64;
+  resolve(narrow, m, node);
+  const LayerTimes thin = layerTimes(m, narrow, node);
+  EXPECT_GT(thin.forward - 4 * tokens * 9 * h / bandwidth, 1.5 * plain.forward);  // the GEMMs at 0.25-0.62 of peak, not 0.76
+  // Only a ZeRO-3 that gathers module by module gathers tiles; no more tiles than outputs.
+  for (auto [bad, what] : {std::pair{std::string("fsdp"), std::string("--zero 3")}, {std::string("wide"), std::string("narrowest")}}) {
+    TrainConfig b = tiled;
+    if (bad == "fsdp") b.sharding = parseFsdp("full_shard"), b.gathersByModule = false;
+    else b.tiles = 8192 + 1;
+    try {
+      resolve(b, m, node);
+      FAIL() << bad << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Timeline, DeepSpeedZeroThreeWithoutOverlapCommWaitsForEachReduceScatter) {
   // DeepSpeed's overlap_comm (on by default for ZeRO-3 only) reduce-scatters a module's gradients
   // on a stream of their own; off, on the compute stream, so the next compute waits for each. Four
