@@ -57,9 +57,15 @@ bool gradientOffloadHoldsTheHost(const TrainConfig& c) {
   return deepSpeed && gradientsOffloadedDuringBackward(c) && c.offloadOptimizer == OffloadTarget::Cpu && !c.offloadPinned;
 }
 
-double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, double parameters, int copyingGpus) {
-  const double toHost = parameters * 4 / hostLinkBandwidth(cluster, copyingGpus);
-  return toHost + (c.offloadOptimizer == OffloadTarget::Nvme ? nvmeSeconds(cluster, parameters * 4) : 0.0);
+double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, double parameters, int copyingGpus, double linkBytes) {
+  const double overLink = parameters * linkBytes / hostLinkBandwidth(cluster, copyingGpus);
+  return overLink + (c.offloadOptimizer == OffloadTarget::Nvme ? nvmeSeconds(cluster, parameters * 4) : 0.0);
+}
+
+double accumulatedGradientCopyBytes(int microBatch, int microBatches) {
+  if (microBatches <= 1) return 4;
+  if (microBatch == 0) return 2;
+  return microBatch < microBatches - 1 ? 2 + 2 : 2 + 4;
 }
 
 double offloadedOptimizerSeconds(const Cluster& cluster, const TrainConfig& c, double parameters) {

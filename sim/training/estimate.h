@@ -118,13 +118,21 @@ bool gradientsOffloadedDuringBackward(const TrainConfig& config);
 // Whether each of those copies holds the host until it is done, so that the compute issued after
 // it waits: DeepSpeed's host fp32 buffer is pageable memory (offload_optimizer.pin_memory off, its
 // default), and a copy from the GPU to pageable memory returns only once it is complete (CUDA's
-// cudaMemcpyAsync). The NVMe swapper's buffers and PyTorch FSDP's are pinned.
+// cudaMemcpyAsync). So are ZeRO-2's 16-bit accumulation buffers (pinned only with pin_memory), a
+// copy up from them once staged. The NVMe swapper's buffers and PyTorch FSDP's are pinned.
 bool gradientOffloadHoldsTheHost(const TrainConfig& config);
 // Seconds to move `parameters`' gradients that way with `copyingGpus` of the node copying at once
 // (0: all): fp32 over the host link (DeepSpeed converts the 16-bit gradient on the GPU, .float(),
-// then copies it into CPU-Adam's fp32 buffer), and with the optimizer on NVMe on to the node's
-// drives, the GPU's share of them.
-double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& config, double parameters, int copyingGpus = 0);
+// then copies it into CPU-Adam's fp32 buffer: 4 bytes a parameter, or `linkBytes`), and with the
+// optimizer on NVMe on to the node's drives, the GPU's share of them.
+double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& config, double parameters, int copyingGpus = 0,
+                              double linkBytes = 4);
+// The bytes a parameter of its partition a ZeRO-2 rank moves over its host link after micro-batch
+// `microBatch` of `microBatches` (DeepSpeed's copy_grads_in_partition): without accumulation the
+// fp32 gradient (4); with it, async_accumulate_grad_in_cpu_via_gpu keeps a 16-bit sum in host
+// memory: the first micro-batch's gradient down (2), each later one's sum up and back down (2 + 2),
+// the last's sum up (2) and the total down as fp32 (4).
+double accumulatedGradientCopyBytes(int microBatch, int microBatches);
 // The offloaded optimizer step of one GPU's `parameters`: the fp32 gradients down over the host
 // link (unless the backward moved them) and the updated 16-bit parameters up (unless they live
 // off the GPU, fetched by the layers), the CPU optimizer, and with NVMe what DeepSpeed's swapper

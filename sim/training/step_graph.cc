@@ -219,11 +219,11 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     // "limited by a single PCIe link"), the next reduction behind it; a bigger bucket spreads
     // over ceil(bucket / partition) owners, each copying its partition's part at once. What the
     // graph flushes at once (a layer's gradients, at least) is copied bucket by bucket. ZeRO-2
-    // copies every micro-batch's: before the last, it accumulates in pinned host buffers (16-bit
-    // up, added, 16-bit down: async_accumulate_grad_in_cpu_via_gpu), which hold nothing; the
-    // last one's go into CPU-Adam's fp32 buffer, which holds the host where it is pageable.
+    // copies every micro-batch's, accumulating a 16-bit sum in host memory before the last
+    // (accumulatedGradientCopyBytes); the last one's go into CPU-Adam's fp32 buffer. Each copy
+    // holds the host where its host buffer is pageable (gradientOffloadHoldsTheHost).
     const double partition = stageShard / c.dp;  // parameters a rank owns
-    auto offloadBucket = [&](int bucketIndex, int after, double flushed, bool lastMicroBatch) {
+    auto offloadBucket = [&](int bucketIndex, int after, double flushed, int microBatch) {
       const double buckets = std::ceil(flushed / (c.bucketBytes / per.gradients));
       const double bucket = flushed / buckets;
       const double owners = std::ceil(bucket / partition);
@@ -232,15 +232,16 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.stream = StreamKind::Reduce;
       t.part = Part::Offload;
       t.pass = Pass::Backward;
-      t.seconds = buckets * gradientOffloadSeconds(cluster, c, std::min(bucket, partition), copying);
+      const double linkBytes = reducesEveryMicroBatch ? accumulatedGradientCopyBytes(microBatch, m) : 4.0;
+      t.seconds = buckets * gradientOffloadSeconds(cluster, c, std::min(bucket, partition), copying, linkBytes);
       if (after >= 0) t.after.push_back(after);
       t.label = fmt::format("offload gradients bucket {}", bucketIndex);
       lastDataTask = stage.add(std::move(t));
       reductions.push_back(lastDataTask);
       // Without overlap the reductions wait for the whole backward (below); nothing waits in it.
-      if (gradientOffloadHoldsTheHost(c) && c.overlapGradReduce && lastMicroBatch) computeWaitsFor = lastDataTask;
+      if (gradientOffloadHoldsTheHost(c) && c.overlapGradReduce) computeWaitsFor = lastDataTask;
     };
-    auto flushBucket = [&](int producer, double bytes, Pass pass, bool lastMicroBatch) {
+    auto flushBucket = [&](int producer, double bytes, Pass pass, int microBatch) {
       if (bytes <= 0) return;
       const bool offloads = gradientsOffloadedDuringBackward(c);
       if (c.dp <= 1 && !offloads) return;
@@ -255,7 +256,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         reduced = lastDataTask = stage.add(std::move(t));
         reductions.push_back(lastDataTask);
       }
-      if (offloads) offloadBucket(bucketIndex, reduced, bytes / per.gradients, lastMicroBatch);
+      if (offloads) offloadBucket(bucketIndex, reduced, bytes / per.gradients, microBatch);
     };
     // HYBRID_SHARD: each unit's gradient shard, once reduce-scattered inside the node, is
     // all-reduced across the replicas, as PyTorch FSDP issues it (_reduce_grad: per unit, on its
@@ -445,7 +446,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             // Buckets fill as the last micro-batch's backward produces gradients (ZeRO-2: every one's).
             bucketFill += kind.shard * per.gradients;
             if (bucketFill >= c.bucketBytes) {
-              flushBucket(lastCompute, bucketFill, Pass::Backward, mb == m - 1);
+              flushBucket(lastCompute, bucketFill, Pass::Backward, mb);
               bucketFill = 0;
             }
           }
@@ -457,7 +458,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         // The rest of the stage's gradients (embeddings on the first stage) close the last bucket.
         if (!gathers && (reducesEveryMicroBatch || mb == m - 1) && pass.chunk == 0) {
           bucketFill += (s == 0 ? restShard : 0.0) * per.gradients;
-          flushBucket(lastCompute, bucketFill, Pass::Backward, mb == m - 1);
+          flushBucket(lastCompute, bucketFill, Pass::Backward, mb);
           bucketFill = 0;
         }
       }

@@ -422,17 +422,20 @@ TEST(StepTime, OffloadCostsPcieAndTheHostOptimizer) {
   // at 16 GB/s: two GPUs share each of the node's four PCIe switch uplinks of 32), and Adam over
   // ~28 bytes per parameter in host memory shared by the node's 8 GPUs, at the share of its
   // bandwidth DeepSpeed's CPU-Adam reaches (fitted on ZeRO-Offload's Table 4). In the backward of
-  // each of the 8 micro-batches: every gradient, 4 bytes a parameter, bucket by bucket over its
-  // owner's link alone (32 GB/s; a 25 MiB bucket lies in one rank's eighth); the last micro-batch's
-  // copies hold the host (pageable fp32 buffers), the earlier ones' (pinned) queue on the
-  // reduction stream and show only where they delay those.
+  // each of the 8 micro-batches: every gradient, bucket by bucket over its owner's link alone (32
+  // GB/s; a 25 MiB bucket lies in one rank's eighth), accumulated in host memory as 16-bit sums (2
+  // bytes a parameter down after the first micro-batch, 2 up and 2 down after the next six, 2 up
+  // and the fp32 total down, 4, after the last: 32 in all); each copy holds the host (pageable
+  // buffers), so all of them are exposed. Pinned, they run beside the backward.
   const double shard = 6'738'415'616.0 / 8;
   const double step = shard * 2 / 16e9 + shard * 28 * 8 / (409.6e9 * kCpuOptimizerMemoryEfficiency);
-  const double copies = 6'738'415'616.0 * 4 / 32e9;
+  const double copies = 6'738'415'616.0 * (2 + 6 * 4 + 6) / 32e9;
   EXPECT_GE(offloaded.step.offload, step + copies * (1 - 1e-9));
-  EXPECT_LT(offloaded.step.offload, step + 2 * copies);
+  EXPECT_LT(offloaded.step.offload, step + 1.01 * copies);
   c.offloadPinned = true;
-  EXPECT_LT(estimate(m, c, c8).step.offload, offloaded.step.offload - 0.5 * copies);
+  const double pinned = estimate(m, c, c8).step.offload;
+  std::printf("offload: %.3f s pageable, %.3f s pinned (the step's own %.3f, the copies %.3f)\n", offloaded.step.offload, pinned, step, copies);
+  EXPECT_LT(pinned, offloaded.step.offload - 0.5 * copies);
   EXPECT_GT(offloaded.memory.hostBytes, 0);
   EXPECT_LT(offloaded.memory.total, onGpu.memory.total);
 }

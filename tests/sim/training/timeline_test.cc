@@ -443,6 +443,36 @@ TEST(Timeline, ZeroOffloadCopiesEachBucketOverItsOwnersLink) {
   EXPECT_EQ(aloneCopies, 8 + 1);
   EXPECT_LE(s.estimate.closedForm.total, s.estimate.step.total * (1 + 1e-9));
   EXPECT_LE(alone.estimate.closedForm.total, alone.estimate.step.total * (1 + 1e-9));
+  // Three micro-batches a step: ZeRO-2 accumulates a 16-bit sum in host memory (DeepSpeed's
+  // async_accumulate_grad_in_cpu_via_gpu), 2 bytes a parameter down after the first micro-batch,
+  // 2 up and 2 down after the second, 2 up and the fp32 total down after the last: 2, 4 and 6
+  // bytes against the 4 without accumulation, and every copy holds the host (pageable buffers).
+  EXPECT_EQ(accumulatedGradientCopyBytes(0, 1), 4);
+  TrainConfig accumulating = config(16, 48);
+  setZeroStage(accumulating, 2);
+  accumulating.offloadOptimizer = OffloadTarget::Cpu;
+  const Simulated three = run(m, accumulating, dgx2);
+  ASSERT_EQ(three.estimate.config.accumulation, 3);
+  std::vector<double> perMicroBatch;
+  int threeWaited = 0;
+  for (const Task& t : three.graph.tasks) {
+    for (int before : t.after) {
+      if (t.part == Part::Compute && three.graph.tasks[static_cast<std::size_t>(before)].label.starts_with("offload gradients")) ++threeWaited;
+    }
+    if (!t.label.starts_with("offload gradients")) continue;
+    const int bucket = std::stoi(t.label.substr(std::string("offload gradients bucket ").size()));
+    if (bucket % 9 == 0) perMicroBatch.push_back(0);
+    perMicroBatch.back() += t.seconds;
+  }
+  ASSERT_EQ(perMicroBatch.size(), 3u);
+  for (int mb = 0; mb < 3; ++mb) {
+    EXPECT_DOUBLE_EQ(accumulatedGradientCopyBytes(mb, 3), 2.0 * (mb + 1));
+    EXPECT_NEAR(perMicroBatch[static_cast<std::size_t>(mb)], copied * (mb + 1) / 2, 1e-9 * copied) << mb;
+  }
+  // Each micro-batch's last two copies (its first layer's and the embeddings') follow one another on
+  // the stream: the next micro-batch's first forward waits for the second, and so for both; the
+  // step's last two have no compute after them.
+  EXPECT_EQ(threeWaited, 3 * 9 - 2 - 2);
   // A DeepSpeed config says where the buffers are, in today's keys and in DeepSpeed's older ones.
   TrainConfig fromConfig;
   applyDeepSpeedConfig({{"zero_optimization", {{"stage", 2}, {"offload_optimizer", {{"device", "cpu"}, {"pin_memory", true}}}}}},
