@@ -10,6 +10,7 @@
 #include "collectives/errors.h"
 #include "gui/plan_figures.h"
 #include "sim/training/planner.h"
+#include "sim/training/report.h"
 
 namespace cclab::gui {
 
@@ -31,9 +32,9 @@ PlannerView::PlannerView(QWidget* parent) : QWidget(parent) {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setColumnCount(11);
+  table_->setColumnCount(12);
   table_->setHorizontalHeaderLabels({tr("dp"), tr("tp"), tr("pp"), tr("vpp"), tr("sharding"), tr("micro-batch"), tr("recompute"),
-                                     tr("step s"), tr("GiB/GPU"), tr("MFU %"), tr("tokens/s")});
+                                     tr("offload"), tr("step s"), tr("GiB/GPU"), tr("MFU %"), tr("tokens/s")});
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table_->setToolTip(tr("Click a plan to load it into the plan view"));
   auto* form = new QFormLayout;
@@ -63,21 +64,20 @@ QString PlannerView::run(const sim::TrainingSettings& base) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     summary_->setText(tr("Explored %1 layouts in %2 ms: %3 do not divide or break a rule, %4 do not fit, %5 fit.%6")
                           .arg(result.explored).arg(ms, 0, 'f', 1).arg(result.notDividing).arg(result.notFitting).arg(result.fitting)
-                          .arg(result.best.empty() ? tr(" No layout fits: try more GPUs or offload.") : tr(" Click a plan to load it.")));
+                          .arg(result.best.empty() ? tr(" No layout fits, on the GPUs alone or offloading: try more GPUs.")
+                               : result.offloaded  ? tr(" Nothing fit on the GPUs alone: these offload. Click a plan to load it.")
+                                                   : tr(" Click a plan to load it.")));
     for (const sim::TrainingEstimate& e : result.best) {
       const sim::TrainConfig& c = e.config;
       sim::TrainingSettings s = base;
-      s.dp = c.dp, s.tp = c.tp, s.pp = c.pp, s.vpp = c.vpp, s.microBatch = c.microBatch;
-      s.fsdp.clear();
-      s.zero = static_cast<int>(c.sharding);  // the planner searches ZeRO stages 0..3
-      s.recompute = std::string(sim::name(c.recompute));
-      s.schedule = std::string(sim::name(c.schedule));
+      sim::setLayout(s, c);
       plans_.push_back(s);
       const int row = table_->rowCount();
       table_->insertRow(row);
       const QStringList cells = {QString::number(c.dp), QString::number(c.tp), QString::number(c.pp), QString::number(c.vpp),
                                  QString::fromStdString(c.shardingName), QString::number(c.microBatch),
-                                 QString::fromUtf8(sim::name(c.recompute).data()), QString::number(e.step.total, 'g', 4),
+                                 QString::fromUtf8(sim::name(c.recompute).data()), QString::fromStdString(sim::placementLabel(c)),
+                                 QString::number(e.step.total, 'g', 4),
                                  QString::number(e.memory.total / kGiB, 'f', 1), QString::number(100 * e.mfu, 'f', 1),
                                  formatCount(e.tokensPerSecond)};
       for (int col = 0; col < cells.size(); ++col) table_->setItem(row, col, new QTableWidgetItem(cells[col]));

@@ -24,14 +24,17 @@ struct PlanOptions {
 };
 
 std::string table(const PlanResult& r) {
-  std::string t = fmt::format("{:>4}  {:>5} {:>3} {:>3} {:>3}  {:<5}  {:>5}  {:<9}  {:>10}  {:>10}  {:>6}  {:>11}\n", "rank", "dp", "tp",
-                              "pp", "vpp", "zero", "micro", "recompute", "step s", "GiB/GPU", "MFU", "tokens/s");
+  // The placement column only where the search offloaded (else every row's is "-").
+  auto placement = [&](const TrainConfig& c) { return r.offloaded ? fmt::format("  {:<34}", placementLabel(c)) : std::string(); };
+  std::string t = fmt::format("{:>4}  {:>5} {:>3} {:>3} {:>3}  {:<5}  {:>5}  {:<9}{}  {:>10}  {:>10}  {:>6}  {:>11}\n", "rank", "dp", "tp",
+                              "pp", "vpp", "zero", "micro", "recompute", r.offloaded ? fmt::format("  {:<34}", "offload") : "", "step s",
+                              "GiB/GPU", "MFU", "tokens/s");
   int rank = 0;
   for (const TrainingEstimate& e : r.best) {
     const TrainConfig& c = e.config;
-    t += fmt::format("{:>4}  {:>5} {:>3} {:>3} {:>3}  {:<5}  {:>5}  {:<9}  {:>10.4g}  {:>10.2f}  {:>5.1f}%  {:>11.4g}\n", ++rank, c.dp, c.tp,
-                     c.pp, c.vpp, c.shardingName, c.microBatch, name(c.recompute), e.step.total, e.memory.total / kGiB, 100 * e.mfu,
-                     e.tokensPerSecond);
+    t += fmt::format("{:>4}  {:>5} {:>3} {:>3} {:>3}  {:<5}  {:>5}  {:<9}{}  {:>10.4g}  {:>10.2f}  {:>5.1f}%  {:>11.4g}\n", ++rank, c.dp, c.tp,
+                     c.pp, c.vpp, c.shardingName, c.microBatch, name(c.recompute), placement(c), e.step.total, e.memory.total / kGiB,
+                     100 * e.mfu, e.tokensPerSecond);
   }
   return t;
 }
@@ -52,7 +55,8 @@ int run(const PlanOptions& o) {
     const results::Json j = {{"model", model.name},           {"cluster", job.name},          {"gpus", base.gpus},
                              {"global_batch", base.globalBatch}, {"seq", base.seq},            {"explored", result.explored},
                              {"not_dividing", result.notDividing}, {"not_fitting", result.notFitting}, {"fitting", result.fitting},
-                             {"simulated", result.simulated},  {"pruned", result.pruned},     {"too_large", result.tooLarge},     {"search_s", seconds},           {"plans", plans}};
+                             {"simulated", result.simulated},  {"pruned", result.pruned},     {"too_large", result.tooLarge},
+                             {"offloaded", result.offloaded},  {"search_s", seconds},           {"plans", plans}};
     std::fputs((results::dumpJson(j, 2) + "\n").c_str(), stdout);
     return 0;
   }
@@ -65,10 +69,15 @@ int run(const PlanOptions& o) {
     text += fmt::format("{} layouts not simulated: more than {:g} tasks in a step (too many micro-batches; a larger micro-batch range helps)\n",
                         result.tooLarge, kMaxStepTasks);
   }
+  if (result.offloaded) {
+    text += "nothing fit on the GPUs alone: searched again offloading to host memory and NVMe (ZeRO-Offload, ZeRO-Infinity), "
+            "with checkpoints in host memory and tiles\n";
+  }
   if (result.best.empty() && result.simulated == 0 && result.tooLarge > 0) {
     text += "no layout simulated: each that divides has too many micro-batches a step; raise --max-micro-batch or lower --global-batch\n";
   } else if (result.best.empty()) {
-    text += "no layout fits: try more GPUs, a smaller micro-batch range, or --offload with ccsim train\n";
+    text += result.offloaded ? "no layout fits, on the GPUs alone or offloading: try more GPUs or a smaller micro-batch range\n"
+                             : "no layout fits: try more GPUs or a smaller micro-batch range\n";
   } else {
     text += table(result);
     text += fmt::format("best: {}\n", describeLayout(result.best.front().config));

@@ -4,7 +4,9 @@
 // data/tensor/pipeline sizes, virtual stages, ZeRO stage, micro-batch and recompute — drops those
 // that do not divide or do not fit in memory, and keeps the fastest by step time. Every layout is
 // priced by its closed forms first (cheap, and a lower bound on the timeline); only those that
-// could still enter the list are simulated (docs/training.md, "The planner").
+// could still enter the list are simulated. Where nothing fits on the GPUs alone, it searches again
+// with the model states offloaded as ZeRO-Offload and ZeRO-Infinity do (docs/training.md, "The
+// planner").
 
 #include <vector>
 
@@ -26,6 +28,7 @@ struct PlanResult {
   long simulated = 0;      // step graphs simulated
   long pruned = 0;         // not simulated: their closed form was already slower than the list
   long tooLarge = 0;       // not simulated: more than kMaxStepTasks tasks (millions of micro-batches)
+  bool offloaded = false;  // nothing fit on the GPUs alone: the layouts above were searched offloading too
 };
 
 // `base` carries what the user fixed (GPUs, global batch, sequence, precision, optimizer, flash

@@ -35,7 +35,17 @@ std::string describeLayout(const TrainConfig& c) {
   if (!c.statesOnly) s += fmt::format(", micro-batch {}, recompute {}", c.microBatch, name(c.recompute));
   if (c.recompute == Recompute::Full && c.recomputeLayers > 0) s += fmt::format(" ({} layers a stage)", c.recomputeLayers);
   if (c.tiles > 1) s += fmt::format(", {} tiles a linear layer", c.tiles);
+  if (offloadedStates(c) != OffloadStates::None) s += fmt::format(", offload {} to {}", name(offloadedStates(c)), name(c.offloadOptimizer));
+  if (c.checkpointsOnHost) s += ", checkpoints in host memory";
   return s;
+}
+
+std::string placementLabel(const TrainConfig& c) {
+  std::string s;
+  if (offloadedStates(c) != OffloadStates::None) s = fmt::format("{}:{}", name(offloadedStates(c)), name(c.offloadOptimizer));
+  if (c.checkpointsOnHost) s += std::string(s.empty() ? "" : " ") + "ckpt:cpu";
+  if (c.tiles > 1) s += fmt::format("{}tiles:{}", s.empty() ? "" : " ", c.tiles);
+  return s.empty() ? "-" : s;
 }
 
 results::Json toJson(const StepTime& s) {
@@ -55,6 +65,7 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
        {{"dp", c.dp}, {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"sharding", c.shardingName}, {"schedule", std::string(name(c.schedule))},
         {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
         {"recompute", std::string(name(c.recompute))}, {"recompute_layers", c.recomputeLayers}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
+        {"offload", std::string(name(offloadedStates(c)))}, {"offload_device", std::string(name(c.offloadOptimizer))},
         {"cpu_checkpointing", c.checkpointsOnHost}, {"pin_memory", c.offloadPinned}, {"tiles", c.tiles},
         {"precision", std::string(name(c.precision))}, {"layers_per_stage", e.layersPerStage}}},
       {"params", e.parameters},

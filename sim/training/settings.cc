@@ -185,6 +185,18 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   return c;
 }
 
+void setLayout(TrainingSettings& s, const TrainConfig& c) {
+  s.dp = c.dp, s.tp = c.tp, s.pp = c.pp, s.vpp = c.vpp, s.microBatch = c.microBatch;
+  s.fsdp.clear();
+  s.zero = static_cast<int>(c.sharding);  // the planner searches ZeRO stages 0..3
+  s.recompute = std::string(name(c.recompute));
+  s.schedule = std::string(name(c.schedule));
+  s.offload = std::string(name(offloadedStates(c)));
+  s.offloadDevice = c.offloadOptimizer == OffloadTarget::None ? "cpu" : std::string(name(c.offloadOptimizer));
+  s.cpuCheckpointing = c.checkpointsOnHost ? "on" : "";
+  s.tiles = c.tiles > 1 ? std::optional<int>(c.tiles) : std::nullopt;
+}
+
 results::Json toJson(const TrainingSettings& settings) {
   results::Json plan = results::Json::object();
   forEachSetting(settings, [&](std::string_view name, const auto& field, std::string_view, SettingScope) {

@@ -116,6 +116,11 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("deepspeed", s.deepspeed, "take ZeRO, offload, batch and precision settings from a DeepSpeed ds_config.json", Common);
 }
 
+// Writes a resolved config's layout (what `ccsim plan` chooses: sizes, ZeRO stage, micro-batch,
+// recompute, schedule, offload, checkpoints in host memory, tiles) into `settings`, so that the
+// settings price that layout (ccplan loads a planner's row this way).
+void setLayout(TrainingSettings& settings, const TrainConfig& config);
+
 // The plan file: every setting that is given (non-empty, or holding a value).
 results::Json toJson(const TrainingSettings& settings);
 // Applies the keys of a plan file's JSON over `settings`. Throws InputError naming `source` and an

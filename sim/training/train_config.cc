@@ -83,6 +83,13 @@ std::string_view name(StateSharding s) { return nameIn(kShardingNames, s); }
 std::string_view name(Schedule s) { return nameIn(kSchedules, s); }
 std::string_view name(Recompute r) { return nameIn(kRecomputes, r); }
 std::string_view name(Precision p) { return nameIn(kPrecisions, p); }
+std::string_view name(OffloadStates s) { return nameIn(kOffloadStates, s); }
+std::string_view name(OffloadTarget t) { return t == OffloadTarget::None ? "none" : nameIn(kOffloadDevices, t); }
+
+OffloadStates offloadedStates(const TrainConfig& c) {
+  if (c.offloadParams != OffloadTarget::None) return OffloadStates::OptimizerAndParameters;
+  return c.offloadOptimizer != OffloadTarget::None ? OffloadStates::Optimizer : OffloadStates::None;
+}
 
 std::span<const Named<StateSharding>> fsdpStrategies() { return kFsdp; }
 std::span<const Named<Precision>> precisions() { return kPrecisions; }

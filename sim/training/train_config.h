@@ -125,6 +125,10 @@ std::string_view name(StateSharding s);
 std::string_view name(Schedule s);
 std::string_view name(Recompute r);
 std::string_view name(Precision p);
+std::string_view name(OffloadStates s);
+std::string_view name(OffloadTarget t);  // cpu, nvme ("none" for None)
+// What a config offloads, as --offload says it: nothing, the optimizer, or the parameters too.
+OffloadStates offloadedStates(const TrainConfig& config);
 
 // The names each setting takes, in the order help texts and the GUI list them (the one table
 // behind parsing, help and choices; collectives/names.h). Aliases follow the name they stand for.

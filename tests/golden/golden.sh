@@ -41,6 +41,7 @@ cases=(
   "train_offload|$ccsim train --model llama2-13b --cluster workstation-4x-a40 --zero 3 --offload optimizer+params --offload-device nvme --micro-batch 1 --global-batch 64 --seq 2048"
   "train_zero_offload|$ccsim train --model gpt3-2.7b --cluster dgx-2h --gpus 16 --seq 2048 --recompute full --deepspeed ds_zero_offload.json"
   "plan_gpt3|$ccsim plan --model gpt3-175b --cluster dgx-a100 --nodes 128 --global-batch 1536 --seq 2048 --top 5"
+  "plan_gpt3_offloading|$ccsim plan --model gpt3-175b --cluster dgx-2h --gpus 16 --global-batch 32 --seq 2048 --top 5"
   "accuracy|$ccreport accuracy --measured sweep_np3.json --predicted pred_cclab.json pred_mpi.json --allow-missing --markdown acc.md --json acc.json --junit acc.xml >> acc.md acc.json acc.xml"
   "compare_h100|$ccreport compare --baseline h100_all_reduce.txt --current h100_all_reduce_graph.txt --markdown cmp.md --json cmp.json --junit cmp.xml >> cmp.md cmp.json cmp.xml"
   "compare_repeats|$ccreport compare --baseline all_reduce_16M-256M_x5.json --current all_reduce_16M-256M_x5.json --ignore machine"

@@ -293,11 +293,27 @@ class CcplanTest : public QObject {
     QVERIFY(planner->run(w.settingsPanel()->settings()).isEmpty());
     QVERIFY(planner->plans() > 1);
     const QString tp = planner->table()->item(1, 1)->text();
-    const QString step = planner->table()->item(1, 7)->text();
+    const QString step = planner->table()->item(1, 8)->text();
+    QCOMPARE(planner->table()->item(1, 7)->text(), QString("-"));  // everything on the GPUs
     emit planner->table()->cellClicked(1, 0);
     QCOMPARE(w.currentView(), MainWindow::View::Plan);
     QCOMPARE(w.settingsPanel()->tp()->value(), tp.toInt());
     QCOMPARE(QString::number(w.planView()->figures()->stepTotalSeconds, 'g', 4), step);
+    // LLaMA-3 405B on one DGX A100 fits only offloaded to NVMe: the row says so, and loading it
+    // sets the offload in the form, which prices the same step.
+    selectData(w.settingsPanel()->model(), "llama3-405b");
+    w.settingsPanel()->gpus()->setValue(8);
+    w.settingsPanel()->globalBatch()->setValue(8);
+    sim::TrainingSettings huge = w.settingsPanel()->settings();
+    huge.seq = 8192;
+    QVERIFY(planner->run(huge).isEmpty());
+    QVERIFY(planner->plans() > 0);
+    QVERIFY(planner->table()->item(0, 7)->text().startsWith("optimizer+params:nvme"));
+    const QString offloadedStep = planner->table()->item(0, 8)->text();
+    emit planner->table()->cellClicked(0, 0);
+    QCOMPARE(w.settingsPanel()->settings().offload, std::string("optimizer+params"));
+    QCOMPARE(w.settingsPanel()->settings().offloadDevice, std::string("nvme"));
+    QCOMPARE(QString::number(w.planView()->figures()->stepTotalSeconds, 'g', 4), offloadedStep);
   }
 
   // Malformed and foreign files: a message in the window, nothing else changes.

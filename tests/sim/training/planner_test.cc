@@ -28,6 +28,7 @@ TEST(Planner, PlansDivideFitAndComeFastestFirst) {
   TrainingPricer pricer(j.cluster);
   const PlanResult r = plan(j.model, j.base, pricer, {.top = 20});
   ASSERT_EQ(r.best.size(), 20u);
+  EXPECT_FALSE(r.offloaded);  // it fits on the GPUs: nothing is offloaded
   EXPECT_EQ(r.explored, r.notDividing + r.notFitting + r.fitting + r.pruned + r.tooLarge);
   EXPECT_EQ(r.simulated, r.fitting + r.notFitting - (r.explored - r.notDividing - r.simulated - r.pruned));
   EXPECT_GT(r.pruned, 0);
@@ -40,6 +41,9 @@ TEST(Planner, PlansDivideFitAndComeFastestFirst) {
     EXPECT_EQ(96 % (c.pp * c.vpp), 0);
     EXPECT_EQ(96 % c.tp, 0);
     EXPECT_TRUE(e.memory.fits);
+    EXPECT_EQ(offloadedStates(c), OffloadStates::None);
+    EXPECT_FALSE(c.checkpointsOnHost);
+    EXPECT_EQ(c.tiles, 1);
     if (k > 0) { EXPECT_GE(e.step.total, r.best[k - 1].step.total); }
   }
   // The planner's best is at least as fast as Megatron-LM's published GPT-3 layout priced alone.
@@ -94,11 +98,45 @@ TEST(Planner, NothingSkippedIsFaster) {
   EXPECT_TRUE(best.sharding != StateSharding::None || best.tp * best.pp > 1);
 }
 
-TEST(Planner, AModelThatFitsNowhereGetsNoPlan) {
+TEST(Planner, WhereNothingFitsOnTheGpusItOffloads) {
+  // LLaMA-3 405B on one DGX A100: 6.5 TB of model states against 640 GB of GPU memory and 2 TB of
+  // host memory. Nothing fits on the GPUs alone, so the planner searches again offloading, and only
+  // ZeRO-Infinity with the states on the node's NVMe fits.
   Job j = job("llama3-405b", 1, 8, 8192);
+  TrainingPricer pricer(j.cluster);
+  const PlanResult r = plan(j.model, j.base, pricer, {.top = 5});
+  EXPECT_TRUE(r.offloaded);
+  ASSERT_EQ(r.best.size(), 5u);
+  EXPECT_EQ(r.explored, r.notDividing + r.notFitting + r.fitting + r.pruned + r.tooLarge);
+  for (std::size_t k = 0; k < r.best.size(); ++k) {
+    const TrainingEstimate& e = r.best[k];
+    const TrainConfig& c = e.config;
+    EXPECT_TRUE(e.memory.fits);
+    EXPECT_TRUE(e.memory.hostFits());
+    EXPECT_EQ(c.sharding, StateSharding::Everything);
+    EXPECT_EQ(offloadedStates(c), OffloadStates::OptimizerAndParameters);
+    EXPECT_EQ(c.offloadOptimizer, OffloadTarget::Nvme);
+    if (k > 0) { EXPECT_GE(e.step.total, r.best[k - 1].step.total); }
+    // A plan is what `ccsim train` prices for its layout.
+    TrainConfig again = c;
+    resolve(again, j.model, j.cluster);
+    EXPECT_DOUBLE_EQ(estimateTraining(j.model, again, pricer).step.total, e.step.total);
+  }
+  // The same states kept in host memory do not fit there (256 GB a GPU): none of those is listed.
+  TrainConfig host = r.best.front().config;
+  host.offloadOptimizer = host.offloadParams = OffloadTarget::Cpu;
+  resolve(host, j.model, j.cluster);
+  EXPECT_FALSE(estimateTraining(j.model, host, pricer).memory.hostFits());
+}
+
+TEST(Planner, AModelThatFitsNowhereGetsNoPlan) {
+  // The same job on nodes whose host links are not described: nothing can be offloaded either.
+  Job j = job("llama3-405b", 1, 8, 8192);
+  j.cluster.host = {};
   TrainingPricer pricer(j.cluster);
   const PlanResult r = plan(j.model, j.base, pricer);
   EXPECT_TRUE(r.best.empty());
+  EXPECT_FALSE(r.offloaded);
   EXPECT_EQ(r.fitting, 0);
   EXPECT_GT(r.notFitting, 0);
 }
