@@ -70,8 +70,9 @@ int run(const PlanOptions& o) {
                         result.tooLarge, kMaxStepTasks);
   }
   if (result.offloaded) {
-    text += "nothing fit on the GPUs alone: searched again offloading to host memory and NVMe (ZeRO-Offload, ZeRO-Infinity), "
-            "with checkpoints in host memory and tiles\n";
+    text += fmt::format("nothing fit on the GPUs alone: searched again with the states offloaded to host memory{} (ZeRO-Offload, "
+                        "ZeRO-Infinity), the checkpoints in host memory and tiles\n",
+                        job.host.nvmeBandwidthGBps > 0 ? " and NVMe" : "");
   }
   if (result.best.empty() && result.simulated == 0 && result.tooLarge > 0) {
     text += "no layout simulated: each that divides has too many micro-batches a step; raise --max-micro-batch or lower --global-batch\n";

@@ -29,19 +29,22 @@ struct StatePlacement {
 };
 
 // What the second search tries, on a cluster that describes its hosts' links (and NVMe): the
-// optimizer to host memory or NVMe (ZeRO-Offload; ZeRO-3's only for NVMe), the parameters too
-// (ZeRO-Infinity), with full recompute's checkpoints in host memory or not, and under ZeRO-3 a
-// layer's linear layers in 1, 4 or 16 tiles. DeepSpeed's defaults otherwise (pageable buffers,
-// no swapper pipelining). resolve() turns away the pairings DeepSpeed refuses.
+// optimizer on the GPU, in host memory or on NVMe (ZeRO-Offload), the parameters with it
+// (ZeRO-Infinity), full recompute's checkpoints in host memory or not, and under ZeRO-3 a
+// layer's linear layers in 1, 4 or 16 tiles; everything but the first search's all-on-the-GPU.
+// DeepSpeed's defaults otherwise (pageable buffers, no swapper pipelining). resolve() turns away
+// the pairings DeepSpeed refuses.
 std::vector<StatePlacement> offloadedPlacements(const Cluster& cluster) {
   std::vector<StatePlacement> placements;
   if (cluster.host.pcieBandwidthGBps <= 0) return placements;
-  std::vector<OffloadTarget> devices = {OffloadTarget::Cpu};
-  if (cluster.host.nvmeBandwidthGBps > 0) devices.push_back(OffloadTarget::Nvme);
-  for (OffloadTarget device : devices) {
+  std::vector<OffloadTarget> optimizer = {OffloadTarget::None, OffloadTarget::Cpu};
+  if (cluster.host.nvmeBandwidthGBps > 0) optimizer.push_back(OffloadTarget::Nvme);
+  for (OffloadTarget device : optimizer) {
     for (bool parameters : {false, true}) {
+      if (parameters && device == OffloadTarget::None) continue;
       for (bool checkpointsOnHost : {false, true}) {
         for (int tiles : {1, 4, 16}) {
+          if (device == OffloadTarget::None && !checkpointsOnHost && tiles == 1) continue;  // the first search
           placements.push_back({device, parameters ? device : OffloadTarget::None, checkpointsOnHost, tiles});
         }
       }
