@@ -62,6 +62,12 @@ double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, doub
   return overLink + (c.offloadOptimizer == OffloadTarget::Nvme ? nvmeSeconds(cluster, parameters * 4) : 0.0);
 }
 
+double gradientOffloadStagingBytes(const ModelCard& model, const TrainConfig& c, double parameters, int partitions) {
+  const bool deepSpeed = zeroOneOrTwo(c.sharding) || c.gathersByModule;
+  if (!deepSpeed || fp32States(c.precision) || model.architecture == Architecture::Given) return 0.0;
+  return 4 * std::min(parameters, largestModuleParameters(model) / c.tp / c.tiles / partitions);
+}
+
 double accumulatedGradientCopyBytes(int microBatch, int microBatches) {
   if (microBatches <= 1) return 4;
   if (microBatch == 0) return 2;

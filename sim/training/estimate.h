@@ -133,6 +133,12 @@ double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& config,
 // memory: the first micro-batch's gradient down (2), each later one's sum up and back down (2 + 2),
 // the last's sum up (2) and the total down as fp32 (4).
 double accumulatedGradientCopyBytes(int microBatch, int microBatches);
+// The GPU memory a DeepSpeed gradient copy stages through while it runs: each parameter's part is
+// converted to fp32 on the GPU first (src_tensor.float(), one parameter at a time, freed once
+// copied), so 4 bytes a parameter of the largest piece a copy of `parameters` holds (a
+// parameter's, largestModuleParameters / t, or a tile's, cut to its ZeRO-3 partition, 1/`partitions`); 0 for
+// fp32 runs, whose gradients are fp32 already, and for PyTorch FSDP.
+double gradientOffloadStagingBytes(const ModelCard& model, const TrainConfig& config, double parameters, int partitions = 1);
 // The offloaded optimizer step of one GPU's `parameters`: the fp32 gradients down over the host
 // link (unless the backward moved them) and the updated 16-bit parameters up (unless they live
 // off the GPU, fetched by the layers), the CPU optimizer, and with NVMe what DeepSpeed's swapper

@@ -234,6 +234,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.pass = Pass::Backward;
       const double linkBytes = reducesEveryMicroBatch ? accumulatedGradientCopyBytes(microBatch, m) : 4.0;
       t.seconds = buckets * gradientOffloadSeconds(cluster, c, std::min(bucket, partition), copying, linkBytes);
+      t.allocatesBytes = t.freesBytes = gradientOffloadStagingBytes(model, c, std::min(bucket, partition));
       if (after >= 0) t.after.push_back(after);
       t.label = fmt::format("offload gradients bucket {}", bucketIndex);
       lastDataTask = stage.add(std::move(t));
@@ -300,6 +301,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
       t.part = Part::Offload;
       t.pass = Pass::Backward;
       t.seconds = gradientOffloadSeconds(cluster, c, pendingOffloadShard);
+      t.allocatesBytes = t.freesBytes = gradientOffloadStagingBytes(model, c, pendingOffloadShard, where.shardRanks);
       t.after.push_back(pendingOffload);
       t.label = "offload gradients";
       lastDataTask = stage.add(std::move(t));

@@ -396,6 +396,10 @@ TEST(Timeline, ZeroOffloadCopiesEachBucketOverItsOwnersLink) {
     if (copies == 1) {  // the last layer's gradients: ceil(layer / bucket) buckets, each over one link
       const double buckets = std::ceil(layer / bucketParameters);
       EXPECT_NEAR(t.seconds, buckets * (layer / buckets) * 4 / 12e9, 1e-9 * t.seconds);
+      // Staged on the GPU as fp32 (.float()) one parameter at a time: a bucket's piece of one
+      // parameter, here smaller than the 4h^2 MLP matrix.
+      EXPECT_DOUBLE_EQ(t.allocatesBytes, 4 * layer / buckets);
+      EXPECT_DOUBLE_EQ(t.freesBytes, t.allocatesBytes);
     }
   }
   EXPECT_EQ(copies, 8 + 1);  // each layer's flush and the embeddings'
@@ -431,8 +435,21 @@ TEST(Timeline, ZeroOffloadCopiesEachBucketOverItsOwnersLink) {
     if (!t.label.starts_with("offload gradients")) continue;
     ++bigCopies;
     EXPECT_NEAR(t.seconds, partition * 4 / 3e9, 1e-9 * t.seconds);
+    EXPECT_DOUBLE_EQ(t.allocatesBytes, 4 * 4 * 4096.0 * 4096);  // the largest parameter, whole, in fp32
   }
   EXPECT_EQ(bigCopies, 1);
+  // ZeRO-3 stages each parameter's partition, a tile's with tiling; fp32 runs and FSDP none.
+  TrainConfig stageThree = c;
+  setZeroStage(stageThree, 3);
+  EXPECT_DOUBLE_EQ(gradientOffloadStagingBytes(m, stageThree, 1e12, 16), 4 * 4 * 4096.0 * 4096 / 16);
+  stageThree.tiles = 4;
+  EXPECT_DOUBLE_EQ(gradientOffloadStagingBytes(m, stageThree, 1e12, 16), 4 * 4096.0 * 4096 / 16);
+  TrainConfig fp32 = c;
+  fp32.precision = Precision::Fp32;
+  EXPECT_EQ(gradientOffloadStagingBytes(m, fp32, 1e12), 0);
+  TrainConfig fsdp = c;
+  fsdp.sharding = parseFsdp("full_shard");
+  EXPECT_EQ(gradientOffloadStagingBytes(m, fsdp, 1e12), 0);
   // One GPU (the ZeRO-Offload tutorial's run): no reduction, the copies all the same.
   TrainConfig one = config(1, 1);
   setZeroStage(one, 2);
