@@ -33,6 +33,10 @@ double nvmeBandwidthPerGpu(const Cluster& cluster) { return cluster.host.nvmeBan
 double nvmeSeconds(const Cluster& cluster, double bytesPerGpu) {
   return cluster.host.nvmeBandwidthGBps > 0 ? bytesPerGpu / nvmeBandwidthPerGpu(cluster) : 0.0;
 }
+
+// Whether DeepSpeed's gradient offload moves these gradients: ZeRO-1/2, and ZeRO-3 as DeepSpeed
+// gathers it (a module at a time). PyTorch FSDP's CPU offload has its own (pinned, no staging).
+bool deepSpeedSharding(const TrainConfig& c) { return zeroOneOrTwo(c.sharding) || c.gathersByModule; }
 }  // namespace
 
 double parameterFetchBandwidth(const Cluster& cluster, const TrainConfig& c) {
@@ -51,10 +55,7 @@ bool gradientsOffloadedDuringBackward(const TrainConfig& c) {
 }
 
 bool gradientOffloadHoldsTheHost(const TrainConfig& c) {
-  // DeepSpeed's: ZeRO-1/2, and ZeRO-3 as DeepSpeed gathers it (a module at a time). PyTorch FSDP's
-  // CPU offload copies into pinned buffers.
-  const bool deepSpeed = zeroOneOrTwo(c.sharding) || c.gathersByModule;
-  return deepSpeed && gradientsOffloadedDuringBackward(c) && c.offloadOptimizer == OffloadTarget::Cpu && !c.offloadPinned;
+  return deepSpeedSharding(c) && gradientsOffloadedDuringBackward(c) && c.offloadOptimizer == OffloadTarget::Cpu && !c.offloadPinned;
 }
 
 double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, double parameters, int copyingGpus, double linkBytes) {
@@ -63,8 +64,7 @@ double gradientOffloadSeconds(const Cluster& cluster, const TrainConfig& c, doub
 }
 
 double gradientOffloadStagingBytes(const ModelCard& model, const TrainConfig& c, double parameters, int partitions) {
-  const bool deepSpeed = zeroOneOrTwo(c.sharding) || c.gathersByModule;
-  if (!deepSpeed || fp32States(c.precision) || model.architecture == Architecture::Given) return 0.0;
+  if (!deepSpeedSharding(c) || fp32States(c.precision) || model.architecture == Architecture::Given) return 0.0;
   return 4 * std::min(parameters, largestModuleParameters(model) / c.tp / c.tiles / partitions);
 }
 
