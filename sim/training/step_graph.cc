@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -170,8 +169,10 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   // Every stage's passes in schedule order; each pass's tasks. What crosses stages (a forward's
   // input, a backward's gradient) is linked after all tasks exist.
   const auto orders = scheduleOrders(PipelineShape{c.schedule, p, m, v});
-  using PassKey = std::tuple<int, int, int>;  // stage, micro-batch, chunk
-  std::map<PassKey, int> forwardSend, backwardSend, forwardFirst, backwardFirst;
+  // Per (stage, micro-batch, chunk): the task that sends a pass's output on, or that starts it (-1: none).
+  const auto passIndex = [&](int stage, int mb, int chunk) { return (static_cast<std::size_t>(stage) * m + mb) * v + chunk; };
+  const std::size_t passes = static_cast<std::size_t>(p) * m * v;
+  std::vector<int> forwardSend(passes, -1), backwardSend(passes, -1), forwardFirst(passes, -1), backwardFirst(passes, -1);
   const bool reducesEveryMicroBatch = c.sharding == StateSharding::OptimizerGradients;  // ZeRO-2 keeps only its shard
   // A micro-batch's logits on the last stage (b x s x V/t): their values plus an fp32 copy for the
   // softmax and loss, from the logits' forward to their backward. Eager PyTorch's loss backward
@@ -357,7 +358,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (gather >= 0) t.freesBytes = kind.gathered * per.parameters;  // resharded after forward
           lastCompute = addCompute(std::move(t));
           gathered[l] = lastCompute;
-          if (l == first) forwardFirst[{s, mb, pass.chunk}] = lastCompute;
+          if (l == first) forwardFirst[passIndex(s, mb, pass.chunk)] = lastCompute;
           if (checkpointsToHost(kind)) {
             lastCompute = addCompute(checkpointCopy(kind, Pass::Forward, fmt::format("checkpoint to host L{} mb{}", l, mb)));
           }
@@ -370,7 +371,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           lastCompute = addCompute(std::move(t));
         } else if (p > 1) {
           lastCompute = stage.add(make.pipeSend(Pass::Forward, mb, "activations"));
-          forwardSend[{s, mb, pass.chunk}] = lastCompute;
+          forwardSend[passIndex(s, mb, pass.chunk)] = lastCompute;
         }
       } else {
         if (last && lastChunk && shaped) {
@@ -380,7 +381,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           t.allocatesBytes = logitsGradientBytes;
           t.freesBytes = savedLogitsBytes + logitsGradientBytes;
           lastCompute = addCompute(std::move(t));
-          backwardFirst[{s, mb, pass.chunk}] = lastCompute;
+          backwardFirst[passIndex(s, mb, pass.chunk)] = lastCompute;
         }
         for (int l = end - 1; l >= first; --l) {
           const LayerKind& kind = kindOfLayer(l, layers);
@@ -424,7 +425,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (gathers && c.dp > 1) t.allocatesBytes += kind.gathered * per.gradients;
           lastCompute = addCompute(std::move(t));
           gathered[l] = lastCompute;
-          if (l == end - 1 && !backwardFirst.count({s, mb, pass.chunk})) backwardFirst[{s, mb, pass.chunk}] = lastCompute;
+          if (l == end - 1 && backwardFirst[passIndex(s, mb, pass.chunk)] < 0) backwardFirst[passIndex(s, mb, pass.chunk)] = lastCompute;
           if (gathers && c.dp > 1) {
             Task scatter =
                 make.collective(StreamKind::Reduce, Part::ShardComm, Pass::Backward,
@@ -455,7 +456,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
         }
         if (s > 0 || pass.chunk > 0) {
           lastCompute = stage.add(make.pipeSend(Pass::Backward, mb, "gradients"));
-          backwardSend[{s, mb, pass.chunk}] = lastCompute;
+          backwardSend[passIndex(s, mb, pass.chunk)] = lastCompute;
         }
         // The rest of the stage's gradients (embeddings on the first stage) close the last bucket.
         if (!gathers && (reducesEveryMicroBatch || mb == m - 1) && pass.chunk == 0) {
@@ -496,19 +497,27 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
 
   // Across stages: a forward waits for the previous stage's activations (the first stage's chunk
   // k > 0, for the last stage's chunk k - 1), a backward for the next stage's gradients.
-  for (const auto& [key, first] : forwardFirst) {
-    const auto [s, mb, chunk] = key;
-    const auto from = s > 0       ? forwardSend.find({s - 1, mb, chunk})
-                      : chunk > 0 ? forwardSend.find({p - 1, mb, chunk - 1})
-                                  : forwardSend.end();
-    if (from != forwardSend.end()) g.tasks[static_cast<std::size_t>(first)].after.push_back(from->second);
+  for (int s = 0; s < p; ++s) {
+    for (int mb = 0; mb < m; ++mb) {
+      for (int chunk = 0; chunk < v; ++chunk) {
+        const int forward = forwardFirst[passIndex(s, mb, chunk)];
+        const int from = s > 0       ? forwardSend[passIndex(s - 1, mb, chunk)]
+                         : chunk > 0 ? forwardSend[passIndex(p - 1, mb, chunk - 1)]
+                                     : -1;
+        if (forward >= 0 && from >= 0) g.tasks[static_cast<std::size_t>(forward)].after.push_back(from);
+      }
+    }
   }
-  for (const auto& [key, first] : backwardFirst) {
-    const auto [s, mb, chunk] = key;
-    const auto from = s < p - 1       ? backwardSend.find({s + 1, mb, chunk})
-                      : chunk < v - 1 ? backwardSend.find({0, mb, chunk + 1})
-                                      : backwardSend.end();
-    if (from != backwardSend.end()) g.tasks[static_cast<std::size_t>(first)].after.push_back(from->second);
+  for (int s = 0; s < p; ++s) {
+    for (int mb = 0; mb < m; ++mb) {
+      for (int chunk = 0; chunk < v; ++chunk) {
+        const int backward = backwardFirst[passIndex(s, mb, chunk)];
+        const int from = s < p - 1       ? backwardSend[passIndex(s + 1, mb, chunk)]
+                         : chunk < v - 1 ? backwardSend[passIndex(0, mb, chunk + 1)]
+                                         : -1;
+        if (backward >= 0 && from >= 0) g.tasks[static_cast<std::size_t>(backward)].after.push_back(from);
+      }
+    }
   }
   return g;
 }

@@ -15,8 +15,21 @@ namespace {
 constexpr int streamIndex(int stage, StreamKind kind) { return stage * kStreamKinds + static_cast<int>(kind); }
 
 struct Running {
-  int task;
-  double remaining;  // seconds of work at full speed
+  int task = 0;
+  double remaining = 0;  // seconds of work at full speed, left at `since`
+  double since = 0;
+  double rate = 1;       // of full speed, since `since`
+  double share = 1;      // collectives running beside it on its stage, itself included
+  double slowdown = 0;   // interference
+  int version = 0;       // times priced: which of its endings is current
+};
+
+// A running task's expected end at its current rate.
+struct Ending {
+  double time;
+  int task, version, stage;
+  // The heap's order: earliest first, ties by task.
+  static bool later(const Ending& a, const Ending& b) { return a.time != b.time ? a.time > b.time : a.task > b.task; }
 };
 
 
@@ -121,11 +134,21 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
   std::vector<bool> busy(static_cast<std::size_t>(streams), false);
   std::vector<double> allocated(static_cast<std::size_t>(graph.stages), 0.0);
   std::vector<int> gate(static_cast<std::size_t>(n), -1);  // what the task waited for last
-  std::vector<Running> running;
   std::vector<double> interfered(static_cast<std::size_t>(n), 0.0);  // seconds each task was slowed beside another
-  std::vector<double> shares, slowdowns;
+  // What runs on each stage (at most one task a stream). A task's rate changes only when what runs
+  // beside it on its stage changes (or, on CPU ranks, on the cores its stage shares), so only those
+  // stages are repriced at an event; each running task's expected end waits in a heap, an entry
+  // going stale when its task is repriced.
+  std::vector<std::vector<Running>> runningOn(static_cast<std::size_t>(graph.stages));
+  std::vector<Ending> endings;
+  std::vector<char> touched(static_cast<std::size_t>(graph.stages), 0);
+  std::vector<int> touchedStages;
+  auto touch = [&](int stage) {
+    if (!touched[static_cast<std::size_t>(stage)]) touched[static_cast<std::size_t>(stage)] = 1, touchedStages.push_back(stage);
+  };
   double now = 0;
   int finished = 0;
+  long running = 0;
 
   auto tryStart = [&](int s) {
     auto& q = queue[static_cast<std::size_t>(s)];
@@ -148,83 +171,125 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
     stageBytes += task.allocatesBytes;
     double& peak = t.peakBytes[static_cast<std::size_t>(task.stage)];
     peak = std::max(peak, graph.residentBytes[static_cast<std::size_t>(task.stage)] + stageBytes);
-    running.push_back({i, std::max(0.0, task.seconds)});
+    Running r;
+    r.task = i;
+    r.remaining = std::max(0.0, task.seconds);
+    r.since = now;
+    runningOn[static_cast<std::size_t>(task.stage)].push_back(r);
+    ++running;
+    touch(task.stage);
   };
-  for (int s = 0; s < streams; ++s) tryStart(s);
 
-  std::vector<double> rates;
-  std::vector<int> communicating(static_cast<std::size_t>(graph.stages));
-  std::vector<char> computing(static_cast<std::size_t>(graph.stages));
   std::vector<double> processor(static_cast<std::size_t>(graph.stages), 1.0);  // the share of a core a stage's rank gets
   std::size_t cores = 0;  // numbered from 0 across the job
   for (const auto& stage : interference.stageCores) {
     for (const Interference::CoreShare& at : stage) cores = std::max(cores, static_cast<std::size_t>(at.core) + 1);
   }
   std::vector<double> coreLoad(cores);
-  while (!running.empty()) {
-    // Rates. Collectives running at once on a stage share its links; while any runs, the stage's
-    // compute slows and they slow too (NCCL's kernels and the GEMMs share SMs and HBM).
-    std::fill(communicating.begin(), communicating.end(), 0);
-    std::fill(computing.begin(), computing.end(), 0);
-    for (const Running& r : running) {
+  const bool sharedCores = !interference.stageCores.empty();
+
+  // Of the seconds since it was last priced, `rate` of each was the task's own work; the rest was
+  // link sharing and interference (for compute: all of it beyond its own work, cores shared with
+  // other ranks included).
+  auto advance = [&](Running& r) {
+    const double span = now - r.since;
+    if (span <= 0) return;
+    const double progress = span * r.rate;
+    const bool compute = tasks[static_cast<std::size_t>(r.task)].stream == StreamKind::Compute;
+    interfered[static_cast<std::size_t>(r.task)] += compute ? span - progress : progress * r.share * r.slowdown;
+    r.remaining -= progress;
+    r.since = now;
+  };
+  // Rates. Collectives running at once on a stage share its links; while any runs, the stage's
+  // compute slows and they slow too (NCCL's kernels and the GEMMs share SMs and HBM).
+  auto busyOn = [&](std::size_t stage, bool& computing, int& communicating) {
+    computing = false;
+    communicating = 0;
+    for (const Running& r : runningOn[stage]) {
       const Task& task = tasks[static_cast<std::size_t>(r.task)];
-      if (runsKernels(task)) computing[static_cast<std::size_t>(task.stage)] = 1;
-      if (isCollective(task)) ++communicating[static_cast<std::size_t>(task.stage)];
+      if (runsKernels(task)) computing = true;
+      if (isCollective(task)) ++communicating;
     }
-    rates.assign(running.size(), 1.0);
-    shares.assign(running.size(), 1.0);
-    slowdowns.assign(running.size(), 0.0);
-    // CPU ranks: every computing stream and every running collective keeps its rank's core busy
-    // (MPI progresses a collective by polling); what is busy on a core shares it, and a stage runs
-    // at the pace of its most loaded core.
-    if (!interference.stageCores.empty()) {
+  };
+  auto reprice = [&](std::size_t stage) {
+    bool computing = false;
+    int communicating = 0;
+    busyOn(stage, computing, communicating);
+    for (Running& r : runningOn[stage]) {
+      advance(r);
+      const Task& task = tasks[static_cast<std::size_t>(r.task)];
+      r.share = 1;
+      r.slowdown = 0;
+      if (runsKernels(task) && communicating > 0) r.slowdown = interference.computeSlowdown;
+      if (isCollective(task)) {
+        r.share = communicating;
+        if (computing) r.slowdown = interference.commSlowdown;
+      }
+      const bool copy = task.part == Part::Offload && task.stream != StreamKind::Compute;  // the copy engines'
+      r.rate = (copy ? 1.0 : processor[stage]) / (r.share * (1 + r.slowdown));
+      ++r.version;
+      endings.push_back({now + std::max(0.0, r.remaining) / r.rate, r.task, r.version, static_cast<int>(stage)});
+      std::push_heap(endings.begin(), endings.end(), Ending::later);
+    }
+  };
+  // CPU ranks: every computing stream and every running collective keeps its rank's core busy
+  // (MPI progresses a collective by polling); what is busy on a core shares it, and a stage runs
+  // at the pace of its most loaded core. A change on one stage can move another's pace, so all
+  // stages are repriced (CPU jobs have a few).
+  auto repriceTouched = [&] {
+    if (sharedCores) {
       std::fill(coreLoad.begin(), coreLoad.end(), 0.0);
-      for (std::size_t stage = 0; stage < computing.size(); ++stage) {
+      for (std::size_t stage = 0; stage < runningOn.size(); ++stage) {
+        bool computing = false;
+        int communicating = 0;
+        busyOn(stage, computing, communicating);
         for (const Interference::CoreShare& at : interference.stageCores[stage]) {
-          coreLoad[static_cast<std::size_t>(at.core)] += at.ranks * (computing[stage] + communicating[stage]);
+          coreLoad[static_cast<std::size_t>(at.core)] += at.ranks * ((computing ? 1 : 0) + communicating);
         }
       }
-      for (std::size_t stage = 0; stage < computing.size(); ++stage) {
+      for (std::size_t stage = 0; stage < runningOn.size(); ++stage) {
         double load = 1;
         for (const Interference::CoreShare& at : interference.stageCores[stage]) load = std::max(load, coreLoad[static_cast<std::size_t>(at.core)]);
         processor[stage] = load > 1 ? 1 / load / (1 + interference.oversubscription) : 1.0;
+        reprice(stage);
       }
+    } else {
+      for (int stage : touchedStages) reprice(static_cast<std::size_t>(stage));
     }
-    double step = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < running.size(); ++k) {
-      const Task& task = tasks[static_cast<std::size_t>(running[k].task)];
-      const auto stage = static_cast<std::size_t>(task.stage);
-      if (runsKernels(task) && communicating[stage] > 0) slowdowns[k] = interference.computeSlowdown;
-      if (isCollective(task)) {
-        shares[k] = communicating[stage];
-        if (computing[stage]) slowdowns[k] = interference.commSlowdown;
+    for (int stage : touchedStages) touched[static_cast<std::size_t>(stage)] = 0;
+    touchedStages.clear();
+  };
+
+  for (int s = 0; s < streams; ++s) tryStart(s);
+  repriceTouched();
+  std::vector<int> done;
+  while (running > 0) {
+    // The next end; with it every task that ends within rounding of it.
+    done.clear();
+    bool first = true;
+    while (!endings.empty()) {
+      const Ending e = endings.front();
+      std::vector<Running>& on = runningOn[static_cast<std::size_t>(e.stage)];
+      auto it = std::find_if(on.begin(), on.end(), [&](const Running& r) { return r.task == e.task; });
+      if (it == on.end() || it->version != e.version) {  // repriced since, or ended
+        std::pop_heap(endings.begin(), endings.end(), Ending::later);
+        endings.pop_back();
+        continue;
       }
-      const bool copy = task.part == Part::Offload && task.stream != StreamKind::Compute;  // the copy engines'
-      rates[k] = (copy ? 1.0 : processor[stage]) / (shares[k] * (1 + slowdowns[k]));
-      step = std::min(step, running[k].remaining / rates[k]);
-    }
-    now += step;
-    std::vector<int> done;
-    for (std::size_t k = 0; k < running.size();) {
-      // Of `step` seconds, step * rate is the task's own work; the rest is link sharing and interference.
-      const double progress = step * rates[k];
-      // (Compute: all of the step beyond its own work, cores shared with other ranks included.)
-      const bool compute = tasks[static_cast<std::size_t>(running[k].task)].stream == StreamKind::Compute;
-      interfered[static_cast<std::size_t>(running[k].task)] += compute ? step - progress : progress * shares[k] * slowdowns[k];
-      running[k].remaining -= progress;
-      if (running[k].remaining <= 1e-15 * std::max(1.0, now)) {
-        done.push_back(running[k].task);
-        running[k] = running.back();
-        rates[k] = rates.back();
-        shares[k] = shares.back();
-        slowdowns[k] = slowdowns.back();
-        running.pop_back();
-        rates.pop_back();
-        shares.pop_back();
-        slowdowns.pop_back();
-      } else {
-        ++k;
+      if (first) {
+        now = std::max(now, e.time);
+        first = false;
+      } else if ((e.time - now) * it->rate > 1e-15 * std::max(1.0, now)) {
+        break;
       }
+      std::pop_heap(endings.begin(), endings.end(), Ending::later);
+      endings.pop_back();
+      advance(*it);
+      done.push_back(e.task);
+      *it = on.back();
+      on.pop_back();
+      --running;
+      touch(e.stage);
     }
     for (int i : done) {
       const Task& task = tasks[static_cast<std::size_t>(i)];
@@ -239,6 +304,7 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
       tryStart(streamOf[static_cast<std::size_t>(i)]);
       for (int successor : successors[static_cast<std::size_t>(i)]) tryStart(streamOf[static_cast<std::size_t>(successor)]);
     }
+    repriceTouched();
   }
   if (finished != n) throw std::logic_error(fmt::format("step graph: {} of {} tasks never started (a dependency cycle)", n - finished, n));
 

@@ -120,7 +120,8 @@ TEST(Timeline, InterferenceSlowsComputeBesideCollectivesAndIsItsOwnPart) {
   EXPECT_GT(slowed.estimate.step.total, ideal.estimate.step.total);
   // Compute runs beside a gather for most of a ZeRO-3 step: at most 20% longer.
   EXPECT_LT(slowed.estimate.step.total, 1.2 * ideal.estimate.step.total + slowed.estimate.step.shardComm);
-  EXPECT_DOUBLE_EQ(slowed.estimate.step.compute, ideal.estimate.step.compute);
+  // The compute part is the kernels' own time either way (summed over different spans: rounding).
+  EXPECT_NEAR(slowed.estimate.step.compute, ideal.estimate.step.compute, 1e-12 * ideal.estimate.step.compute);
 }
 
 TEST(Timeline, ConcurrentCollectivesShareTheLinks) {
