@@ -94,6 +94,14 @@ StepTime stepTime(const Timeline& timeline) {
 
 TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer, StepGraph* graphOut,
                                   Timeline* timelineOut) {
+  StepGraph graph = buildStepGraph(model, c, pricer);
+  TrainingEstimate e = estimateTraining(model, c, pricer, graph, timelineOut);
+  if (graphOut) *graphOut = std::move(graph);
+  return e;
+}
+
+TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer, const StepGraph& graph,
+                                  Timeline* timelineOut) {
   const Cluster& cluster = pricer.cluster();
   TrainingEstimate e;
   e.config = c;
@@ -110,7 +118,6 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
 
   // The step: its graph simulated with the GPU's interference; the parts from the critical path.
   const GpuSpec::Step& knobs = cluster.gpu.step;
-  StepGraph graph = buildStepGraph(model, c, pricer);
   Timeline timeline = simulate(graph, interferenceOf(cluster, c));
   e.step = stepTime(timeline);
   const StepTime& s = e.step;
@@ -158,7 +165,6 @@ TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& c, 
   }
   e.gpuHours = e.trainSeconds * c.gpus / 3600;
   e.costUsd = e.gpuHours * cluster.costPerGpuHourUsd;
-  if (graphOut) *graphOut = std::move(graph);
   if (timelineOut) *timelineOut = std::move(timeline);
   return e;
 }

@@ -94,6 +94,10 @@ struct Timeline;
 // `graph` and `timeline`, when given, receive them (for --trace and the GUI's timeline).
 TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer,
                                   StepGraph* graph = nullptr, Timeline* timeline = nullptr);
+// The same for the graph buildStepGraph(model, config, pricer) built (the planner builds it first to
+// check its memory floor).
+TrainingEstimate estimateTraining(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer, const StepGraph& graph,
+                                  Timeline* timeline = nullptr);
 
 // The step by closed forms (closed_form.cc): the planner's lower bound.
 StepTime closedFormStep(const ModelCard& model, const TrainConfig& config, TrainingPricer& pricer);

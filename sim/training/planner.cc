@@ -4,6 +4,7 @@
 
 #include "collectives/errors.h"
 #include "sim/training/step_graph.h"
+#include "sim/training/timeline.h"
 
 namespace cclab::sim {
 namespace {
@@ -136,7 +137,14 @@ class LayoutSearch {
         ++result_.tooLarge;
         continue;
       }
-      TrainingEstimate e = estimateTraining(model_, candidate.config, pricer_);
+      // A step whose graph alone shows it cannot fit is not simulated.
+      const StepGraph graph = buildStepGraph(model_, candidate.config, pricer_);
+      const std::vector<double> floor = peakFloorBytes(graph);
+      if (!floor.empty() && *std::max_element(floor.begin(), floor.end()) > cluster_.gpu.memoryBytes) {
+        ++result_.notFitting;
+        continue;
+      }
+      TrainingEstimate e = estimateTraining(model_, candidate.config, pricer_, graph);
       ++result_.simulated;
       if (!e.memory.fits) {
         ++result_.notFitting;

@@ -4,9 +4,9 @@
 // data/tensor/pipeline sizes, virtual stages, ZeRO stage, micro-batch and recompute — drops those
 // that do not divide or do not fit in memory, and keeps the fastest by step time. Every layout is
 // priced by its closed forms first (cheap, and a lower bound on the timeline); only those that
-// could still enter the list are simulated. Where nothing fits on the GPUs alone, it searches again
-// with the model states offloaded as ZeRO-Offload and ZeRO-Infinity do (docs/training.md, "The
-// planner").
+// could still enter the list, and whose step graph's memory floor fits, are simulated. Where
+// nothing fits on the GPUs alone, it searches again with the model states offloaded as
+// ZeRO-Offload and ZeRO-Infinity do (docs/training.md, "The planner").
 
 #include <vector>
 
@@ -23,7 +23,7 @@ struct PlanResult {
   std::vector<TrainingEstimate> best;  // fastest first
   long explored = 0;       // layouts looked at
   long notDividing = 0;    // rejected by resolve(): sizes that do not divide, unsupported pairings
-  long notFitting = 0;     // rejected by memory (model states, or the simulated peak)
+  long notFitting = 0;     // rejected by memory (model states, the step graph's floor, or the simulated peak)
   long fitting = 0;        // simulated and fitting
   long simulated = 0;      // step graphs simulated
   long pruned = 0;         // not simulated: their closed form was already slower than the list

@@ -50,7 +50,8 @@ Placement placement(const TrainConfig& c, int gpusPerNode) {
 }
 
 double estimatedStepTasks(const ModelCard& model, const TrainConfig& c) {
-  const double layers = model.architecture != Architecture::Given ? std::max(1, model.layers / c.pp) : 1;
+  // The most layers a stage has (an uneven split gives the ends fewer).
+  const double layers = model.architecture != Architecture::Given ? std::max(1, (model.layers + c.pp - 1) / c.pp) : 1;
   // Per micro-batch and layer: forward, backward, recompute, and ZeRO-3's two gathers and a
   // scatter; per micro-batch and chunk two sends; then buckets, the optimizer and the rest.
   const bool gathers = c.sharding == StateSharding::Everything || c.sharding == StateSharding::EverythingWithinNode;
@@ -59,7 +60,8 @@ double estimatedStepTasks(const ModelCard& model, const TrainConfig& c) {
 }
 
 StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
-  if (const double tasks = estimatedStepTasks(model, c); tasks > kMaxStepTasks) {
+  const double estimatedTasks = estimatedStepTasks(model, c);
+  if (const double tasks = estimatedTasks; tasks > kMaxStepTasks) {
     throw InputError(
         fmt::format("the step has {} micro-batches per pipeline of {} stage(s): about {:.3g} tasks to simulate, more than the "
                     "{:g} the timeline takes (a larger --micro-batch or a smaller --global-batch)",
@@ -75,6 +77,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   const LayerTimes layer = layerTimes(model, c, cluster);
 
   StepGraph g;
+  g.tasks.reserve(static_cast<std::size_t>(estimatedTasks));  // a deep pipeline's graph is large: grown once, not by doubling
   g.stages = p;
   // The kernels' GEMMs, shared by the tasks: the logits forward and backward, then each kind of
   // layer's forward, backward and attention alone (selective recompute).

@@ -321,6 +321,73 @@ Timeline simulate(const StepGraph& graph, const Interference& interference) {
   return t;
 }
 
+std::vector<double> peakFloorBytes(const StepGraph& graph) {
+  const std::vector<Task>& tasks = graph.tasks;
+  const std::size_t n = tasks.size();
+  std::vector<double> floor = graph.residentBytes;
+  for (const Task& task : tasks) {
+    if (task.allocatesBytes < 0 || task.freesBytes < 0) return floor;  // the replay below assumes neither gives back what it took
+  }
+  // Each compute task's place in its stage's compute stream; for every task, how many of its
+  // stage's compute tasks must have ended before it can end (its own place + 1 for a compute task;
+  // for another, the most among its dependencies on the stage and its stream's previous task;
+  // dependencies issued later, or on other stages, are left out, which only lowers the floor).
+  const auto stages = static_cast<std::size_t>(graph.stages);
+  std::vector<int> place(n, -1), endsAfter(n, 0), computeTasks(stages, 0);
+  std::vector<int> lastOnStream(stages * kStreamKinds, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Task& task = tasks[i];
+    const auto stage = static_cast<std::size_t>(task.stage);
+    int& previous = lastOnStream[static_cast<std::size_t>(streamIndex(task.stage, task.stream))];
+    if (task.stream == StreamKind::Compute) {
+      place[i] = computeTasks[stage]++;
+      endsAfter[i] = place[i] + 1;
+    } else {
+      int after = previous >= 0 ? endsAfter[static_cast<std::size_t>(previous)] : 0;
+      for (int d : task.after) {
+        const auto dependency = static_cast<std::size_t>(d);
+        if (dependency < i && tasks[dependency].stage == task.stage) after = std::max(after, endsAfter[dependency]);
+      }
+      endsAfter[i] = after;
+    }
+    previous = static_cast<int>(i);
+  }
+  // Per stage, in compute order: the other streams' frees possible before each compute task
+  // starts, and the allocations of those it waits for (counted once).
+  std::vector<std::vector<double>> freedBefore(stages), waitedFor(stages);
+  for (std::size_t s = 0; s < stages; ++s) {
+    freedBefore[s].assign(static_cast<std::size_t>(computeTasks[s]) + 1, 0.0);
+    waitedFor[s].assign(static_cast<std::size_t>(computeTasks[s]), 0.0);
+  }
+  std::vector<char> counted(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Task& task = tasks[i];
+    const auto stage = static_cast<std::size_t>(task.stage);
+    if (task.stream != StreamKind::Compute) {
+      freedBefore[stage][static_cast<std::size_t>(endsAfter[i])] += task.freesBytes;
+      continue;
+    }
+    for (int d : task.after) {
+      const auto dependency = static_cast<std::size_t>(d);
+      if (tasks[dependency].stage != task.stage || tasks[dependency].stream == StreamKind::Compute || counted[dependency]) continue;
+      counted[dependency] = 1;
+      waitedFor[stage][static_cast<std::size_t>(place[i])] += tasks[dependency].allocatesBytes;
+    }
+  }
+  // The replay: at each compute task's start, what must be held.
+  std::vector<double> held(stages, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Task& task = tasks[i];
+    if (task.stream != StreamKind::Compute) continue;
+    const auto stage = static_cast<std::size_t>(task.stage);
+    const auto k = static_cast<std::size_t>(place[i]);
+    held[stage] += waitedFor[stage][k] + task.allocatesBytes - freedBefore[stage][k];
+    floor[stage] = std::max(floor[stage], graph.residentBytes[stage] + held[stage]);
+    held[stage] -= task.freesBytes;
+  }
+  return floor;
+}
+
 std::string chromeTrace(const StepGraph& graph, const Timeline& timeline, const std::string& title) {
   std::vector<char> onPath(graph.tasks.size(), 0);
   for (int i : timeline.criticalPath) onPath[static_cast<std::size_t>(i)] = 1;

@@ -55,6 +55,14 @@ struct Timeline {
 
 Timeline simulate(const StepGraph& graph, const Interference& interference);
 
+// Per stage, bytes that simulate()'s peakBytes reaches whatever the tasks' times, read off the
+// graph alone: each stage's compute stream replayed in issue order, a task's allocation taken as
+// it starts and its free as it ends; another stream's task counted only where it must have run
+// (the allocation of one a compute task waits for), and its free as early as its dependencies on
+// the stage's compute stream allow. The planner drops a layout whose floor does not fit before
+// simulating it.
+std::vector<double> peakFloorBytes(const StepGraph& graph);
+
 // Fills timeline.onPath, interference and idle from its tasks' times on timeline.criticalStage, as
 // simulate() does (a compute task's seconds split between its parts in proportion to the graph's
 // seconds, tensorCommSeconds and overheadSeconds). `interfered`: per task, the seconds compute was
