@@ -28,11 +28,15 @@ Cluster jobCluster(const Cluster& cluster, int gpus) {
 
 double TrainingPricer::seconds(Collective collective, double bytes, int ranks, int nodes) {
   if (ranks <= 1 || bytes <= 0) return 0;
+  const Asked asked{collective, bytes, ranks, nodes};
+  if (const auto known = prices_.find(asked); known != prices_.end()) return known->second;
   const Predictor& p = predictors_.forShape(Shape{ranks, nodes});
   // The library the frameworks call (NCCL on GPUs, MPI on CPUs) picks among its own algorithms,
   // priced by its calibration where the cluster has one; cclab's, its ring family (what ccbench train runs).
   const std::string_view algo = implementation_ == kOwnBackend ? "ring" : kLibraryCollective;
-  return p.predict(Query{collective, algo, bytes, ranks, nodes, false, implementation_}).timeUs * 1e-6;
+  const double seconds = p.predict(Query{collective, algo, bytes, ranks, nodes, false, implementation_}).timeUs * 1e-6;
+  prices_.emplace(asked, seconds);
+  return seconds;
 }
 
 

@@ -4,7 +4,9 @@
 // exposed communication, the pipeline bubble and the optimizer, and what follows from it
 // (throughput, MFU/HFU, time and cost to train). docs/simulator.md gives the formulas.
 
+#include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/cluster.h"
@@ -80,6 +82,21 @@ class TrainingPricer {
   Cluster cluster_;
   PredictorsByShape predictors_;
   std::string implementation_;
+  // Prices already asked for: a step asks the same few collectives for every layer and
+  // micro-batch, and a planner's layouts ask them again.
+  struct Asked {
+    Collective collective;
+    double bytes;
+    int ranks, nodes;
+    bool operator==(const Asked&) const = default;
+  };
+  struct AskedHash {
+    std::size_t operator()(const Asked& a) const {
+      return std::hash<double>()(a.bytes) ^ (static_cast<std::size_t>(a.collective) << 48) ^ (static_cast<std::size_t>(a.ranks) << 20) ^
+             static_cast<std::size_t>(a.nodes);
+    }
+  };
+  std::unordered_map<Asked, double, AskedHash> prices_;
 };
 
 // The cluster a job of `gpus` GPUs runs on: whole nodes of the given cluster (or part of one).
