@@ -215,13 +215,17 @@ LayerTimes layerTimes(const ModelCard& m, const TrainConfig& c, const Cluster& c
   // concatenation forward, two GEMMs and an addition per extra tile backward.
   double tilingForwardBytes = 0, tilingBackwardBytes = 0;
   if (c.tiles > 1) {
-    const double outputs = attentionBlocks * ((a + 2 * kv) / tp + h) + (m.gatedMlp ? 2 : 1) * i / tp + h;
-    const double inputs = attentionBlocks * (h + a / tp) + h + i / tp;
+    double outputs = 0, inputs = 0, linears = 0;  // per token, over the layer's linear modules
+    for (const LinearModule& linear : linearModules(m, c.tp)) {
+      const double times = linear.attention ? attentionBlocks : 1.0;
+      outputs += times * linear.outputs;
+      inputs += times * linear.inputs;
+      linears += times;
+    }
     tilingForwardBytes = 2 * v * tokens * outputs;
     tilingBackwardBytes = (tiles - 1) * 3 * v * tokens * inputs;
-    const int linears = static_cast<int>(std::lround(2 * attentionBlocks)) + 2;
-    kernels.forward += linears * c.tiles;
-    kernels.backward += linears * 3 * (c.tiles - 1);
+    kernels.forward += static_cast<int>(std::lround(linears)) * c.tiles;
+    kernels.backward += static_cast<int>(std::lround(linears)) * 3 * (c.tiles - 1);
   }
   const double headsHere = static_cast<double>(m.heads) / tp * c.microBatch * attentionBlocks;
   t.forwardGemms.push_back({static_cast<double>(c.seq), static_cast<double>(m.headDim()), static_cast<double>(c.seq), headsHere});  // Q K^T

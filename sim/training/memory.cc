@@ -153,11 +153,31 @@ double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& c) {
   return model.relativeBuckets > 0 ? positionBiasValueBytes(c) * scoreCount(model, c) : 0.0;
 }
 
+std::vector<LinearModule> linearModules(const ModelCard& model, int tp) {
+  if (model.architecture == Architecture::Given) return {};
+  const double h = model.hidden, a = model.attentionWidth(), kv = static_cast<double>(model.kvHeads) * model.headDim(),
+               i = model.intermediate, t = tp;
+  if (model.gatedMlp) {
+    return {{h, a / t, true}, {h, kv / t, true}, {h, kv / t, true}, {a / t, h, true}, {h, i / t, false}, {h, i / t, false}, {i / t, h, false}};
+  }
+  return {{h, (a + 2 * kv) / t, true}, {a / t, h, true}, {h, i / t, false}, {i / t, h, false}};
+}
+
+TilingWorkBytes tilingWorkBytes(const ModelCard& model, const TrainConfig& c) {
+  TilingWorkBytes work;
+  if (c.tiles <= 1) return work;
+  const double values = activationValueBytes(c.precision) * c.microBatch * c.seq;  // bytes per feature
+  for (const LinearModule& linear : linearModules(model, c.tp)) {
+    work.forward = std::max(work.forward, values * linear.outputs);
+    work.backward = std::max(work.backward, values * linear.inputs);
+  }
+  return work;
+}
+
 double largestModuleParameters(const ModelCard& model) {
-  if (model.architecture == Architecture::Given) return 0.0;
-  const double h = model.hidden, kv = static_cast<double>(model.kvHeads) * model.headDim();
-  const double attention = model.gatedMlp ? h * model.attentionWidth() : h * (model.attentionWidth() + 2 * kv);
-  return std::max(attention, h * model.intermediate);
+  double largest = 0;
+  for (const LinearModule& linear : linearModules(model, 1)) largest = std::max(largest, linear.inputs * linear.outputs);
+  return largest;
 }
 
 double gatheredUnitParameters(const ModelCard& model, const TrainConfig& c, double layerShard) {

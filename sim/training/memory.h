@@ -5,6 +5,8 @@
 // Korthikanti et al. 2022 with what a pipeline stage keeps in flight, the output logits, and the
 // buffers and framework allowance that estimators that stop at model states leave out.
 
+#include <vector>
+
 #include "sim/cluster.h"
 #include "sim/training/model_card.h"
 #include "sim/training/train_config.h"
@@ -85,6 +87,27 @@ double positionBiasBytes(const ModelCard& model, const TrainConfig& config);
 // during the backward (the cross-attention's has none: nothing it is built from is learned, and
 // with the non-reentrant checkpoint its zeros never require a gradient).
 double positionBiasGradientBytes(const ModelCard& model, const TrainConfig& config);
+// A transformer layer's linear layers as its code's nn.Modules, on one of `tp` tensor ranks (the
+// attention's input projections and the MLP's first layers split their outputs, the output
+// projection and the MLP's last layer their inputs, as Megatron-LM splits them). GPT-style layers
+// (Megatron-LM's, GPT-2's) project Q, K and V in one module; gated (LLaMA-family) layers, in
+// Hugging Face's code, project Q, K, V, gate and up separately. `attention` marks the attention's
+// modules, which a decoder layer of an encoder-decoder has twice (its cross-attention). Empty for a
+// model without shapes.
+struct LinearModule {
+  double inputs = 0, outputs = 0;
+  bool attention = false;
+};
+std::vector<LinearModule> linearModules(const ModelCard& model, int tp);
+// Memory-centric tiling's transients (DeepSpeed's TiledLinear), on one tensor rank for one
+// micro-batch, held while a layer's pass runs: forward, a linear layer's tile outputs beside their
+// concatenation (torch.cat), one more output of the widest; backward, the gradient of a linear
+// layer's input summed over its tiles beside a tile's own, one more input of the widest. 0 without
+// tiling.
+struct TilingWorkBytes {
+  double forward = 0, backward = 0;
+};
+TilingWorkBytes tilingWorkBytes(const ModelCard& model, const TrainConfig& config);
 // The parameters of a layer's largest nn.Module, before tensor parallelism, what DeepSpeed's ZeRO-3
 // gathers at once: one MLP matrix (h x i), or the attention's input projection, fused QKV in GPT-
 // style layers (Megatron-LM's, GPT-2's), Q alone in gated (LLaMA-family) layers, whose Hugging Face

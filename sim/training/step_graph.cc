@@ -99,7 +99,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     int gemmSets = -1;  // its forward set in g.gemmSets; backward and attention follow
     double savedBytes = 0, recomputedBytes = 0, shard = 0;
     double gathered = 0;  // ZeRO-3: the parameters gathered at once, and the gradient held until reduced
-    double backwardWorkBytes = 0;  // held while its backward runs (eager attention's gradients)
+    double backwardWorkBytes = 0;  // held while its backward runs (eager attention's gradients, tiling's input sums)
+    double forwardWorkBytes = 0;   // held while its forward (or full recompute) runs: tiling's concatenations
   };
   auto kindOf = [&](const ModelCard& shape, const TrainConfig& config) {
     LayerKind k;
@@ -116,7 +117,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
     TrainConfig noRecompute = config;
     noRecompute.recompute = Recompute::None;
     if (config.recompute != Recompute::None) k.recomputedBytes = activationBytesPerLayer(shape, noRecompute) - k.savedBytes;
-    k.backwardWorkBytes = attentionGradientBytes(shape, config);
+    const TilingWorkBytes tiling = tilingWorkBytes(shape, config);
+    k.backwardWorkBytes = attentionGradientBytes(shape, config) + tiling.backward;
+    k.forwardWorkBytes = tiling.forward;
     return k;
   };
   // With full recompute on some layers (recomputeLayers), each shape has a second kind: the
@@ -357,8 +360,9 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
           if (gather >= 0) t.after.push_back(gather);
           else if (fetch >= 0) t.after.push_back(fetch);
           if (l == first && rootGather >= 0) t.after.push_back(rootGather);
-          t.allocatesBytes = kind.savedBytes + (s == 0 && l == 0 ? biasBytes : 0.0);
-          if (gather >= 0) t.freesBytes = kind.gathered * per.parameters;  // resharded after forward
+          t.allocatesBytes = kind.savedBytes + kind.forwardWorkBytes + (s == 0 && l == 0 ? biasBytes : 0.0);
+          t.freesBytes = kind.forwardWorkBytes;
+          if (gather >= 0) t.freesBytes += kind.gathered * per.parameters;  // resharded after forward
           lastCompute = addCompute(std::move(t));
           gathered[l] = lastCompute;
           if (l == first) forwardFirst[passIndex(s, mb, pass.chunk)] = lastCompute;
@@ -413,7 +417,8 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
             t.gemmSet = kind.gemmSets + (full ? kForwardGemms : kAttentionGemms);
             t.memoryBytes = full ? kind.times.forwardMemoryBytes : kind.times.attentionMemoryBytes;
             if (needs >= 0) t.after.push_back(needs);
-            t.allocatesBytes = kind.recomputedBytes;
+            t.allocatesBytes = kind.recomputedBytes + (full ? kind.forwardWorkBytes : 0.0);
+            t.freesBytes = full ? kind.forwardWorkBytes : 0.0;
             lastCompute = addCompute(std::move(t));
           }
           Task t = make.compute(Pass::Backward, mb, l, kind.times.backward, kind.times.backwardKernels, shaped ? 2 : 0,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "results/json_reader.h"
 #include "collectives/errors.h"
 #include "collectives/names.h"
+#include "sim/training/memory.h"
 #include "sim/training/pipeline.h"
 
 namespace cclab::sim {
@@ -255,8 +257,8 @@ void resolve(TrainConfig& c, const ModelCard& m, const Cluster& cluster) {
                                    maxStageLayers(m.layers, c.pp)));
     }
     // TiledLinear refuses more tiles than a linear layer has outputs.
-    const double narrowest = std::min({(m.attentionWidth() + 2.0 * m.kvHeads * m.headDim()) / c.tp, static_cast<double>(m.hidden),
-                                       static_cast<double>(m.intermediate) / c.tp});
+    double narrowest = std::numeric_limits<double>::infinity();
+    for (const LinearModule& linear : linearModules(m, c.tp)) narrowest = std::min(narrowest, linear.outputs);
     if (c.tiles > narrowest) {
       throw InputError(fmt::format("--tiles {} is more tiles than the narrowest linear layer's {} outputs", c.tiles, narrowest));
     }

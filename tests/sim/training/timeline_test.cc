@@ -711,9 +711,22 @@ TEST(Timeline, MemoryCentricTilingGathersATileAtATime) {
   const Simulated four = run(m, tiled, node);
   const double h = 8192, layer = 12 * h * h + 13 * h, module = 4 * h * h;
   EXPECT_DOUBLE_EQ(gatheredUnitParameters(m, four.estimate.config, layer), module / 4);
+  // Tiling's transients: forward, the MLP's 4h tile outputs beside their concatenation; backward,
+  // the sum of the down projection's 4h-wide input gradient beside a tile's own (16-bit, 2,048
+  // tokens). A forward task holds its concatenation only while it runs.
+  const double tokenValues = 2 * 2048.0;
+  EXPECT_DOUBLE_EQ(tilingWorkBytes(m, four.estimate.config).forward, tokenValues * 4 * h);
+  EXPECT_DOUBLE_EQ(tilingWorkBytes(m, four.estimate.config).backward, tokenValues * 4 * h);
+  EXPECT_EQ(tilingWorkBytes(m, whole.estimate.config).forward, 0);
+  auto firstForward = [](const StepGraph& g) {
+    return *std::find_if(g.tasks.begin(), g.tasks.end(), [](const Task& t) { return t.pass == Pass::Forward && t.layer == 0; });
+  };
+  const Task tiledForward = firstForward(four.graph), wholeForward = firstForward(whole.graph);
+  EXPECT_DOUBLE_EQ(tiledForward.allocatesBytes - wholeForward.allocatesBytes, tokenValues * 4 * h);
+  EXPECT_DOUBLE_EQ(tiledForward.freesBytes, tokenValues * 4 * h + 2 * module / 4);  // and a tile's 16-bit parameters, resharded
   // Two units gathered at the peak and the gradients of one or two, in 16-bit: 6 to 8 bytes a
-  // parameter of the three quarters of the module a tile leaves out.
-  const double saved = whole.estimate.memory.total - four.estimate.memory.total;
+  // parameter of the three quarters of the module a tile leaves out, less the backward's transient.
+  const double saved = whole.estimate.memory.total - four.estimate.memory.total + tokenValues * 4 * h;
   EXPECT_GE(saved, 6 * 0.75 * module);
   EXPECT_LE(saved, 8 * 0.75 * module);
   EXPECT_DOUBLE_EQ(four.estimate.memory.bufferBytes, whole.estimate.memory.bufferBytes);  // the reduction bucket
@@ -750,6 +763,23 @@ TEST(Timeline, MemoryCentricTilingGathersATileAtATime) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   }
+  // A LLaMA-family layer tiles its seven modules (Q, K, V, output, gate, up, down): its narrowest is
+  // K's or V's, 8 key/value heads of 128 over 2 tensor ranks (512 outputs); the widest input the
+  // down projection's 14,336 / 2.
+  const ModelCard llama = modelFromJson({{"model_type", "llama"}, {"hidden_size", 4096}, {"num_hidden_layers", 8}, {"num_attention_heads", 32},
+                                         {"num_key_value_heads", 8}, {"intermediate_size", 14336}, {"vocab_size", 128256}},
+                                        "test", "llama");
+  const std::vector<LinearModule> modules = linearModules(llama, 2);
+  ASSERT_EQ(modules.size(), 7u);
+  EXPECT_DOUBLE_EQ(modules[1].outputs, 512);
+  TrainConfig gated = tiled;
+  gated.tp = 2;
+  gated.tiles = 512;
+  resolve(gated, llama, node);
+  EXPECT_DOUBLE_EQ(tilingWorkBytes(llama, gated).backward, tokenValues * 14336 / 2);
+  EXPECT_DOUBLE_EQ(tilingWorkBytes(llama, gated).forward, tokenValues * 14336 / 2);  // gate and up: 7,168 outputs each
+  gated.tiles = 513;
+  EXPECT_THROW(resolve(gated, llama, node), InputError);
 }
 
 TEST(Timeline, DeepSpeedZeroThreeWithoutOverlapCommWaitsForEachReduceScatter) {
