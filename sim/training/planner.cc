@@ -27,14 +27,16 @@ struct StatePlacement {
   OffloadTarget optimizer = OffloadTarget::None, parameters = OffloadTarget::None;
   bool checkpointsOnHost = false;
   int tiles = 1;
+  bool pinned = false;  // the host buffers of an optimizer in host memory page-locked (pin_memory)
 };
 
 // What the second search tries, on a cluster that describes its hosts' links (and NVMe): the
 // optimizer on the GPU, in host memory or on NVMe (ZeRO-Offload), the parameters with it
 // (ZeRO-Infinity), full recompute's checkpoints in host memory or not, and under ZeRO-3 a
-// layer's linear layers in 1, 4 or 16 tiles; everything but the first search's all-on-the-GPU.
-// DeepSpeed's defaults otherwise (pageable buffers, no swapper pipelining). resolve() turns away
-// the pairings DeepSpeed refuses.
+// layer's linear layers in 1, 4 or 16 tiles, and an optimizer in host memory with its buffers
+// pageable (DeepSpeed's default) or pinned (its pin_memory); everything but the first search's
+// all-on-the-GPU. No swapper pipelining (DeepSpeed's default). resolve() turns away the pairings
+// DeepSpeed refuses.
 std::vector<StatePlacement> offloadedPlacements(const Cluster& cluster) {
   std::vector<StatePlacement> placements;
   if (cluster.host.pcieBandwidthGBps <= 0) return placements;
@@ -46,7 +48,10 @@ std::vector<StatePlacement> offloadedPlacements(const Cluster& cluster) {
       for (bool checkpointsOnHost : {false, true}) {
         for (int tiles : {1, 4, 16}) {
           if (device == OffloadTarget::None && !checkpointsOnHost && tiles == 1) continue;  // the first search
-          placements.push_back({device, parameters ? device : OffloadTarget::None, checkpointsOnHost, tiles});
+          for (bool pinned : {false, true}) {
+            if (pinned && device != OffloadTarget::Cpu) continue;
+            placements.push_back({device, parameters ? device : OffloadTarget::None, checkpointsOnHost, tiles, pinned});
+          }
         }
       }
     }
@@ -113,6 +118,7 @@ class LayoutSearch {
                 c.offloadParams = placement.parameters;
                 c.checkpointsOnHost = placement.checkpointsOnHost;
                 c.tiles = placement.tiles;
+                c.offloadPinned = placement.pinned;
                 consider(std::move(c), candidates);
               }
             }
@@ -159,8 +165,8 @@ class LayoutSearch {
   }
 
  private:
-  // One layout: kept as a candidate if resolve() accepts it and its model states alone fit (a
-  // lower bound on the timeline's peak memory).
+  // One layout: kept as a candidate if resolve() accepts it and its model states alone fit, on the
+  // GPU and, what is offloaded there, in the host's memory (lower bounds of the step's own).
   void consider(TrainConfig c, std::vector<Candidate>& candidates) {
     ++result_.explored;
     try {
@@ -170,7 +176,7 @@ class LayoutSearch {
       return;
     }
     const double parameters = static_cast<double>(model_.parameters());
-    if (modelStates(parametersPerModelShard(model_, c, parameters), c, cluster_).total > cluster_.gpu.memoryBytes) {
+    if (!modelStates(parametersPerModelShard(model_, c, parameters), c, cluster_).fits) {
       ++result_.notFitting;
       return;
     }
@@ -192,7 +198,7 @@ PlanResult plan(const ModelCard& model, const TrainConfig& base, TrainingPricer&
   PlanResult result;
   LayoutSearch layouts(model, base, pricer, search, result);
   // First where the settings place the states (a DeepSpeed config's offload; the GPUs by default).
-  const StatePlacement given{base.offloadOptimizer, base.offloadParams, base.checkpointsOnHost, base.tiles};
+  const StatePlacement given{base.offloadOptimizer, base.offloadParams, base.checkpointsOnHost, base.tiles, base.offloadPinned};
   std::vector<LayoutSearch::Candidate> asGiven;
   layouts.enumerate(given, asGiven);
   layouts.simulate(asGiven);

@@ -36,6 +36,7 @@ std::string describeLayout(const TrainConfig& c) {
   if (c.recompute == Recompute::Full && c.recomputeLayers > 0) s += fmt::format(" ({} layers a stage)", c.recomputeLayers);
   if (c.tiles > 1) s += fmt::format(", {} tiles a linear layer", c.tiles);
   if (offloadedStates(c) != OffloadStates::None) s += fmt::format(", offload {} to {}", name(offloadedStates(c)), name(c.offloadOptimizer));
+  if (c.offloadPinned) s += " (pinned buffers)";
   if (c.checkpointsOnHost) s += ", checkpoints in host memory";
   return s;
 }
@@ -43,6 +44,7 @@ std::string describeLayout(const TrainConfig& c) {
 std::string placementLabel(const TrainConfig& c) {
   std::string s;
   if (offloadedStates(c) != OffloadStates::None) s = fmt::format("{}:{}", name(offloadedStates(c)), name(c.offloadOptimizer));
+  if (c.offloadPinned) s += " pinned";
   if (c.checkpointsOnHost) s += std::string(s.empty() ? "" : " ") + "ckpt:cpu";
   if (c.tiles > 1) s += fmt::format("{}tiles:{}", s.empty() ? "" : " ", c.tiles);
   return s.empty() ? "-" : s;

@@ -194,6 +194,7 @@ void setLayout(TrainingSettings& s, const TrainConfig& c) {
   s.offload = std::string(name(offloadedStates(c)));
   s.offloadDevice = c.offloadOptimizer == OffloadTarget::None ? "cpu" : std::string(name(c.offloadOptimizer));
   s.cpuCheckpointing = c.checkpointsOnHost ? "on" : "";
+  s.pinMemory = c.offloadPinned ? "on" : "";
   s.tiles = c.tiles > 1 ? std::optional<int>(c.tiles) : std::nullopt;
 }
 

@@ -314,6 +314,25 @@ class CcplanTest : public QObject {
     QCOMPARE(w.settingsPanel()->settings().offload, std::string("optimizer+params"));
     QCOMPARE(w.settingsPanel()->settings().offloadDevice, std::string("nvme"));
     QCOMPARE(QString::number(w.planView()->figures()->stepTotalSeconds, 'g', 4), offloadedStep);
+    // LLaMA-2 70B on the same node: the optimizer in host memory, its buffers pinned; loading the
+    // row ticks "pinned host buffers".
+    selectData(w.settingsPanel()->model(), "llama2-70b");
+    sim::TrainingSettings seventy = w.settingsPanel()->settings();
+    seventy.seq = 4096;
+    seventy.globalBatch = 64;
+    seventy.offload = "none";  // the row loaded above set them: the planner would keep them
+    seventy.offloadDevice = "cpu";
+    seventy.cpuCheckpointing.clear();
+    seventy.tiles.reset();
+    const QString problem = planner->run(seventy);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QVERIFY(planner->plans() > 0);
+    QVERIFY2(planner->table()->item(0, 7)->text().endsWith(":cpu pinned"), qPrintable(planner->table()->item(0, 7)->text()));
+    const QString pinnedStep = planner->table()->item(0, 8)->text();
+    emit planner->table()->cellClicked(0, 0);
+    QCOMPARE(w.settingsPanel()->settings().offloadDevice, std::string("cpu"));
+    QCOMPARE(w.settingsPanel()->settings().pinMemory, std::string("on"));
+    QCOMPARE(QString::number(w.planView()->figures()->stepTotalSeconds, 'g', 4), pinnedStep);
   }
 
   // Malformed and foreign files: a message in the window, nothing else changes.

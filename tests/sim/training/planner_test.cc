@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sim/training/planner.h"
+#include "sim/training/report.h"
 
 namespace cclab::sim {
 namespace {
@@ -127,6 +130,39 @@ TEST(Planner, WhereNothingFitsOnTheGpusItOffloads) {
   host.offloadOptimizer = host.offloadParams = OffloadTarget::Cpu;
   resolve(host, j.model, j.cluster);
   EXPECT_FALSE(estimateTraining(j.model, host, pricer).memory.hostFits());
+}
+
+TEST(Planner, OffloadingToHostMemoryIsSearchedWithPinnedBuffersToo) {
+  // LLaMA-2 70B on one DGX A100: 1.1 TB of model states fit neither 640 GB of GPU memory nor, with
+  // the optimizer's 0.84 TB, need NVMe: the optimizer goes to the host's 2 TB. DeepSpeed's pageable
+  // buffers make each gradient copy hold the host; pinned (pin_memory) they do not, so the best plan
+  // is pinned, and its pageable twin, listed too, is slower by those waits.
+  Job j = job("llama2-70b", 1, 64, 4096);
+  TrainingPricer pricer(j.cluster);
+  const PlanResult r = plan(j.model, j.base, pricer, {.top = 6});
+  EXPECT_TRUE(r.offloaded);
+  ASSERT_EQ(r.best.size(), 6u);
+  const TrainConfig& best = r.best.front().config;
+  EXPECT_EQ(best.offloadOptimizer, OffloadTarget::Cpu);
+  EXPECT_TRUE(best.offloadPinned);
+  auto twin = std::find_if(r.best.begin() + 1, r.best.end(), [&](const TrainingEstimate& e) {
+    const TrainConfig& c = e.config;
+    return !c.offloadPinned && c.dp == best.dp && c.tp == best.tp && c.pp == best.pp && c.vpp == best.vpp && c.sharding == best.sharding &&
+           c.microBatch == best.microBatch && c.recompute == best.recompute && offloadedStates(c) == offloadedStates(best);
+  });
+  ASSERT_NE(twin, r.best.end());
+  EXPECT_GT(twin->step.total, r.best.front().step.total);
+  EXPECT_DOUBLE_EQ(twin->memory.total, r.best.front().memory.total);  // pinning moves no byte
+  // Only an optimizer in host memory is pinned; the table and the layout line say so.
+  for (const TrainingEstimate& e : r.best) {
+    if (e.config.offloadPinned) { EXPECT_EQ(e.config.offloadOptimizer, OffloadTarget::Cpu); }
+  }
+  EXPECT_NE(placementLabel(best).find("pinned"), std::string::npos) << placementLabel(best);
+  EXPECT_NE(describeLayout(best).find("pinned"), std::string::npos) << describeLayout(best);
+  // The plan is the step `ccsim train --pin-memory on` prices.
+  TrainConfig again = best;
+  resolve(again, j.model, j.cluster);
+  EXPECT_DOUBLE_EQ(estimateTraining(j.model, again, pricer).step.total, r.best.front().step.total);
 }
 
 TEST(Planner, AModelThatFitsNowhereGetsNoPlan) {
