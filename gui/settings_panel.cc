@@ -78,6 +78,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   sequenceParallel_ = new QCheckBox(tr("sequence parallelism"), this);
   cpuCheckpointing_ = new QCheckBox(tr("checkpoints in host memory"), this);
   pinMemory_ = new QCheckBox(tr("pinned host buffers"), this);
+  swapPipeline_ = new QCheckBox(tr("pipelined NVMe swapper"), this);
   overlap_ = new QCheckBox(tr("overlap gradient reduction"), this);
   overlap_->setChecked(true);
   tokensB_ = new QDoubleSpinBox(this);
@@ -102,7 +103,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
       {"offload-device", offloadDevice_}, {"flash-attention", flash_}, {"sequence-parallel", sequenceParallel_},
       {"overlap-grad-reduce", overlap_}, {"tokens", tokensB_}, {"framework-overhead", frameworkGiB_},
       {"execution", execution_}, {"prefetch", prefetch_}, {"tiles", tiles_}, {"vocab-multiple", vocabMultiple_}, {"recompute-layers", recomputeLayers_},
-      {"cpu-checkpointing", cpuCheckpointing_}, {"pin-memory", pinMemory_}};
+      {"cpu-checkpointing", cpuCheckpointing_}, {"pin-memory", pinMemory_}, {"swap-pipeline", swapPipeline_}};
   const sim::TrainingSettings none;
   sim::forEachSetting(none, [&](std::string_view name, const auto&, std::string_view help, sim::SettingScope) {
     if (auto it = byFlag.find(std::string(name)); it != byFlag.end()) {
@@ -146,6 +147,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   memoryForm->addRow(tr("&Offload"), offload_);
   memoryForm->addRow(tr("Offload to"), offloadDevice_);
   memoryForm->addRow(pinMemory_);
+  memoryForm->addRow(swapPipeline_);
   memoryForm->addRow(flash_);
   memoryForm->addRow(sequenceParallel_);
   memoryForm->addRow(overlap_);
@@ -162,7 +164,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   }
   for (QSpinBox* box : {gpus_, globalBatch_, microBatch_, seq_, dp_, tp_, pp_, vpp_, prefetch_, tiles_, vocabMultiple_, recomputeLayers_}) connect(box, &QSpinBox::valueChanged, this, notify);
   for (QDoubleSpinBox* box : {tokensB_, frameworkGiB_}) connect(box, &QDoubleSpinBox::valueChanged, this, notify);
-  for (QCheckBox* box : {flash_, sequenceParallel_, overlap_, cpuCheckpointing_, pinMemory_}) connect(box, &QCheckBox::toggled, this, notify);
+  for (QCheckBox* box : {flash_, sequenceParallel_, overlap_, cpuCheckpointing_, pinMemory_, swapPipeline_}) {
+    connect(box, &QCheckBox::toggled, this, notify);
+  }
 
   // A first plan that fits and says something: LLaMA-2 7B with ZeRO-1 on 64 A100s.
   quiet_ = true;
@@ -218,6 +222,8 @@ sim::TrainingSettings SettingsPanel::settings() const {
   s.offloadDevice = offloadDevice_->currentData().toString().toStdString();
   // Pinned buffers only where the optimizer goes to host memory (NVMe's swapper pins its own).
   s.pinMemory = s.offload != "none" && s.offloadDevice == "cpu" && pinMemory_->isChecked() ? "on" : "";
+  // The swapper pipelined only where the optimizer goes to NVMe.
+  s.swapPipeline = s.offload != "none" && s.offloadDevice == "nvme" && swapPipeline_->isChecked() ? "on" : "";
   s.flash = flash_->isChecked() ? "on" : "off";
   s.sequenceParallel = sequenceParallel_->isChecked() ? "on" : "off";
   s.overlap = overlap_->isChecked() ? "on" : "off";
@@ -259,6 +265,7 @@ void SettingsPanel::setSettings(const sim::TrainingSettings& s) {
   sequenceParallel_->setChecked(s.sequenceParallel == "on");
   cpuCheckpointing_->setChecked(s.cpuCheckpointing == "on");
   pinMemory_->setChecked(s.pinMemory == "on");
+  swapPipeline_->setChecked(s.swapPipeline == "on");
   overlap_->setChecked(s.overlap != "off");
   selectData(execution_, QString::fromStdString(s.execution.empty() ? "fused" : s.execution));
   prefetch_->setValue(s.prefetch.value_or(1));

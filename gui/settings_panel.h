@@ -39,7 +39,9 @@ class SettingsPanel : public QWidget {
   QSpinBox* dp() const { return dp_; }
   QComboBox* recompute() const { return recompute_; }
   QComboBox* offload() const { return offload_; }
+  QComboBox* offloadDevice() const { return offloadDevice_; }
   QCheckBox* pinMemory() const { return pinMemory_; }
+  QCheckBox* swapPipeline() const { return swapPipeline_; }
   QSpinBox* tiles() const { return tiles_; }
 
  signals:
@@ -52,7 +54,7 @@ class SettingsPanel : public QWidget {
   QComboBox *model_, *cluster_, *precision_, *optimizer_, *sharding_, *recompute_, *schedule_, *offload_, *offloadDevice_, *execution_;
   QSpinBox *gpus_, *globalBatch_, *microBatch_, *seq_, *dp_, *tp_, *pp_, *vpp_, *prefetch_, *tiles_, *vocabMultiple_, *recomputeLayers_;
   QDoubleSpinBox *tokensB_, *frameworkGiB_;
-  QCheckBox *flash_, *sequenceParallel_, *overlap_, *cpuCheckpointing_, *pinMemory_;
+  QCheckBox *flash_, *sequenceParallel_, *overlap_, *cpuCheckpointing_, *pinMemory_, *swapPipeline_;
   bool quiet_ = false;  // setSettings() in progress: one changed() at the end
 };
 

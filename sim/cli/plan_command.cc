@@ -1,7 +1,9 @@
 // ccsim plan: the fastest layouts of a model on a cluster that fit in memory.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -24,10 +26,14 @@ struct PlanOptions {
 };
 
 std::string table(const PlanResult& r) {
-  // The placement column only where the search offloaded (else every row's is "-").
-  auto placement = [&](const TrainConfig& c) { return r.offloaded ? fmt::format("  {:<34}", placementLabel(c)) : std::string(); };
+  // The placement column only where the search offloaded (else every row's is "-"), as wide as its
+  // longest label.
+  std::size_t width = std::string_view("offload").size();
+  for (const TrainingEstimate& e : r.best) width = std::max(width, placementLabel(e.config).size());
+  auto column = [&](const std::string& text) { return r.offloaded ? fmt::format("  {:<{}}", text, width) : std::string(); };
+  auto placement = [&](const TrainConfig& c) { return column(placementLabel(c)); };
   std::string t = fmt::format("{:>4}  {:>5} {:>3} {:>3} {:>3}  {:<5}  {:>5}  {:<9}{}  {:>10}  {:>10}  {:>6}  {:>11}\n", "rank", "dp", "tp",
-                              "pp", "vpp", "zero", "micro", "recompute", r.offloaded ? fmt::format("  {:<34}", "offload") : "", "step s",
+                              "pp", "vpp", "zero", "micro", "recompute", column("offload"), "step s",
                               "GiB/GPU", "MFU", "tokens/s");
   int rank = 0;
   for (const TrainingEstimate& e : r.best) {

@@ -27,16 +27,17 @@ struct StatePlacement {
   OffloadTarget optimizer = OffloadTarget::None, parameters = OffloadTarget::None;
   bool checkpointsOnHost = false;
   int tiles = 1;
-  bool pinned = false;  // the host buffers of an optimizer in host memory page-locked (pin_memory)
+  bool pinned = false;     // the host buffers of an optimizer in host memory page-locked (pin_memory)
+  bool pipelined = false;  // the NVMe swapper of an optimizer on NVMe pipelined (pipeline_read and _write)
 };
 
 // What the second search tries, on a cluster that describes its hosts' links (and NVMe): the
 // optimizer on the GPU, in host memory or on NVMe (ZeRO-Offload), the parameters with it
 // (ZeRO-Infinity), full recompute's checkpoints in host memory or not, and under ZeRO-3 a
-// layer's linear layers in 1, 4 or 16 tiles, and an optimizer in host memory with its buffers
-// pageable (DeepSpeed's default) or pinned (its pin_memory); everything but the first search's
-// all-on-the-GPU. No swapper pipelining (DeepSpeed's default). resolve() turns away the pairings
-// DeepSpeed refuses.
+// layer's linear layers in 1, 4 or 16 tiles, an optimizer in host memory with its buffers pageable
+// (DeepSpeed's default) or pinned (its pin_memory), one on NVMe with its swapper in turn (the
+// default) or pipelined (pipeline_read and pipeline_write); everything but the first search's
+// all-on-the-GPU. resolve() turns away the pairings DeepSpeed refuses.
 std::vector<StatePlacement> offloadedPlacements(const Cluster& cluster) {
   std::vector<StatePlacement> placements;
   if (cluster.host.pcieBandwidthGBps <= 0) return placements;
@@ -48,9 +49,10 @@ std::vector<StatePlacement> offloadedPlacements(const Cluster& cluster) {
       for (bool checkpointsOnHost : {false, true}) {
         for (int tiles : {1, 4, 16}) {
           if (device == OffloadTarget::None && !checkpointsOnHost && tiles == 1) continue;  // the first search
-          for (bool pinned : {false, true}) {
-            if (pinned && device != OffloadTarget::Cpu) continue;
-            placements.push_back({device, parameters ? device : OffloadTarget::None, checkpointsOnHost, tiles, pinned});
+          for (bool tuned : {false, true}) {  // DeepSpeed's default, or the option that speeds the device up
+            if (tuned && device == OffloadTarget::None) continue;
+            placements.push_back({device, parameters ? device : OffloadTarget::None, checkpointsOnHost, tiles,
+                                  tuned && device == OffloadTarget::Cpu, tuned && device == OffloadTarget::Nvme});
           }
         }
       }
@@ -119,6 +121,7 @@ class LayoutSearch {
                 c.checkpointsOnHost = placement.checkpointsOnHost;
                 c.tiles = placement.tiles;
                 c.offloadPinned = placement.pinned;
+                if (placement.pipelined) c.swapReadsAhead = c.swapWritesBehind = true;  // else as given (a ds_config may set one)
                 consider(std::move(c), candidates);
               }
             }
@@ -198,7 +201,8 @@ PlanResult plan(const ModelCard& model, const TrainConfig& base, TrainingPricer&
   PlanResult result;
   LayoutSearch layouts(model, base, pricer, search, result);
   // First where the settings place the states (a DeepSpeed config's offload; the GPUs by default).
-  const StatePlacement given{base.offloadOptimizer, base.offloadParams, base.checkpointsOnHost, base.tiles, base.offloadPinned};
+  const StatePlacement given{base.offloadOptimizer, base.offloadParams, base.checkpointsOnHost, base.tiles, base.offloadPinned,
+                             base.swapReadsAhead && base.swapWritesBehind};
   std::vector<LayoutSearch::Candidate> asGiven;
   layouts.enumerate(given, asGiven);
   layouts.simulate(asGiven);

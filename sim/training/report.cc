@@ -37,6 +37,7 @@ std::string describeLayout(const TrainConfig& c) {
   if (c.tiles > 1) s += fmt::format(", {} tiles a linear layer", c.tiles);
   if (offloadedStates(c) != OffloadStates::None) s += fmt::format(", offload {} to {}", name(offloadedStates(c)), name(c.offloadOptimizer));
   if (c.offloadPinned) s += " (pinned buffers)";
+  if (c.offloadOptimizer == OffloadTarget::Nvme && c.swapReadsAhead && c.swapWritesBehind) s += " (pipelined swapper)";
   if (c.checkpointsOnHost) s += ", checkpoints in host memory";
   return s;
 }
@@ -45,6 +46,7 @@ std::string placementLabel(const TrainConfig& c) {
   std::string s;
   if (offloadedStates(c) != OffloadStates::None) s = fmt::format("{}:{}", name(offloadedStates(c)), name(c.offloadOptimizer));
   if (c.offloadPinned) s += " pinned";
+  if (c.offloadOptimizer == OffloadTarget::Nvme && c.swapReadsAhead && c.swapWritesBehind) s += " pipelined";
   if (c.checkpointsOnHost) s += std::string(s.empty() ? "" : " ") + "ckpt:cpu";
   if (c.tiles > 1) s += fmt::format("{}tiles:{}", s.empty() ? "" : " ", c.tiles);
   return s.empty() ? "-" : s;
@@ -68,7 +70,8 @@ results::Json toJson(const TrainingEstimate& e, const std::string& model, const 
         {"micro_batch", c.microBatch}, {"global_batch", c.globalBatch}, {"accumulation_steps", c.accumulation}, {"seq", c.seq},
         {"recompute", std::string(name(c.recompute))}, {"recompute_layers", c.recomputeLayers}, {"flash_attention", c.flashAttention}, {"sequence_parallel", c.sequenceParallel},
         {"offload", std::string(name(offloadedStates(c)))}, {"offload_device", std::string(name(c.offloadOptimizer))},
-        {"cpu_checkpointing", c.checkpointsOnHost}, {"pin_memory", c.offloadPinned}, {"tiles", c.tiles},
+        {"cpu_checkpointing", c.checkpointsOnHost}, {"pin_memory", c.offloadPinned},
+        {"pipeline_read", c.swapReadsAhead}, {"pipeline_write", c.swapWritesBehind}, {"tiles", c.tiles},
         {"precision", std::string(name(c.precision))}, {"layers_per_stage", e.layersPerStage}}},
       {"params", e.parameters},
       {"memory_per_gpu_bytes",

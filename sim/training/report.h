@@ -21,7 +21,7 @@ std::string formatDuration(double seconds);
 // "dp 8 x tp 8 x pp 16, zero1, 1f1b" and friends, for reports and the planner's table.
 std::string describeLayout(const TrainConfig& config);
 // Where a layout keeps its states, short, for the planner's tables: "-" (all on the GPU), else
-// e.g. "optimizer+params:nvme ckpt:cpu tiles:4", "optimizer:cpu pinned".
+// e.g. "optimizer+params:nvme ckpt:cpu tiles:4", "optimizer:cpu pinned", "optimizer:nvme pipelined".
 std::string placementLabel(const TrainConfig& config);
 
 }  // namespace cclab::sim

@@ -120,7 +120,8 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
                                {globalBatch.has_value(), "--global-batch"}, {vpp.has_value(), "--vpp"}, {!schedule.empty(), "--schedule"},
                                {!recompute.empty(), "--recompute"}, {recomputeLayers.has_value(), "--recompute-layers"},
                                {prefetch.has_value(), "--prefetch"}, {tiles.has_value(), "--tiles"}, {scale.has_value(), "--scale"},
-                               {!cpuCheckpointing.empty(), "--cpu-checkpointing"}, {!pinMemory.empty(), "--pin-memory"}}) {
+                               {!cpuCheckpointing.empty(), "--cpu-checkpointing"}, {!pinMemory.empty(), "--pin-memory"},
+                               {!swapPipeline.empty(), "--swap-pipeline"}}) {
       if (given) throw InputError(fmt::format("--params prices the model states alone: {} has nothing to act on (give --model for a step)", flag));
     }
   }
@@ -177,6 +178,13 @@ TrainConfig TrainingSettings::config(const Cluster& cluster) const {
   if (c.offloadPinned && c.offloadOptimizer != OffloadTarget::Cpu) {
     throw InputError("--pin-memory on pins the host buffers of an optimizer offloaded to host memory: give --offload optimizer (cpu) too");
   }
+  if (!swapPipeline.empty()) {
+    c.swapReadsAhead = c.swapWritesBehind = onOff(swapPipeline, "--swap-pipeline");
+    if (c.swapReadsAhead && c.offloadOptimizer != OffloadTarget::Nvme) {
+      throw InputError(
+          "--swap-pipeline on pipelines the NVMe swapper of an optimizer offloaded to NVMe: give --offload optimizer --offload-device nvme too");
+    }
+  }
   if (!schedule.empty() && c.vpp > 1 && c.schedule != Schedule::Interleaved) {
     throw InputError(fmt::format("--schedule {} runs one model chunk per stage: --vpp {} needs --schedule interleaved (or leave it out)", schedule, c.vpp));
   }
@@ -195,6 +203,7 @@ void setLayout(TrainingSettings& s, const TrainConfig& c) {
   s.offloadDevice = c.offloadOptimizer == OffloadTarget::None ? "cpu" : std::string(name(c.offloadOptimizer));
   s.cpuCheckpointing = c.checkpointsOnHost ? "on" : "";
   s.pinMemory = c.offloadPinned ? "on" : "";
+  s.swapPipeline = c.swapReadsAhead && c.swapWritesBehind ? "on" : "";
   s.tiles = c.tiles > 1 ? std::optional<int>(c.tiles) : std::nullopt;
 }
 

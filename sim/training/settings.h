@@ -28,8 +28,9 @@ struct TrainingSettings {
       offloadDevice = "cpu";
   std::string framework = "2G", execution = "fused", collectives;
   // Empty: as the DeepSpeed config says (overlap_comm: on for ZeRO-3 only, DeepSpeed's default;
-  // cpu_checkpointing and offload_optimizer.pin_memory: off), and without one on, off and off.
-  std::string overlap, cpuCheckpointing, pinMemory;
+  // cpu_checkpointing, offload_optimizer.pin_memory and its pipeline_read / pipeline_write: off),
+  // and without one on, off, off and off.
+  std::string overlap, cpuCheckpointing, pinMemory, swapPipeline;
   std::optional<int> prefetch, tiles;
   std::optional<double> tokens;
 
@@ -71,6 +72,10 @@ void forEachSetting(Settings& s, Visit&& visit) {
   static const std::string pinMemory =
       "with --offload to host memory: the optimizer's host buffers pinned (DeepSpeed's offload_optimizer.pin_memory; off, its default: "
       "each gradient copy to pageable memory holds the host until it is done): " + namesOf(switches(), " or ");
+  static const std::string swapPipeline =
+      "with --offload-device nvme: DeepSpeed's NVMe swapper reads the next sub-group's optimizer states while CPU-Adam updates one "
+      "and writes the last behind it (offload_optimizer.pipeline_read and pipeline_write; off, its default: read, update and "
+      "write in turn): " + namesOf(switches(), " or ");
   static const std::string execution = "how layers run: " + namesOf(executions(), " or ") + " (fused: Megatron-LM, torch.compile)";
   visit("model", s.model, "a model card (models/cards/) or a Hugging Face config.json", Common);
   visit("params", s.params, "a model known only by its parameter count (model states only), e.g. 7.5e9", Common);
@@ -95,6 +100,7 @@ void forEachSetting(Settings& s, Visit&& visit) {
   visit("offload-device", s.offloadDevice, offloadDevice, Layout);
   visit("cpu-checkpointing", s.cpuCheckpointing, cpuCheckpointing, Common);
   visit("pin-memory", s.pinMemory, pinMemory, Common);
+  visit("swap-pipeline", s.swapPipeline, swapPipeline, Common);
   visit("global-batch", s.globalBatch, "samples per optimizer step", Common);
   visit("seq", s.seq, "tokens per sample", Common);
   visit("precision", s.precision, precision, Common);
@@ -117,7 +123,8 @@ void forEachSetting(Settings& s, Visit&& visit) {
 }
 
 // Writes a resolved config's layout (what `ccsim plan` chooses: sizes, ZeRO stage, micro-batch,
-// recompute, schedule, offload, checkpoints in host memory, tiles) into `settings`, so that the
+// recompute, schedule, offload with its pinned buffers or pipelined swapper, checkpoints in host
+// memory, tiles) into `settings`, so that the
 // settings price that layout (ccplan loads a planner's row this way).
 void setLayout(TrainingSettings& settings, const TrainConfig& config);
 

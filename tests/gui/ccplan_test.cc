@@ -137,6 +137,23 @@ class CcplanTest : public QObject {
     QCOMPARE(w.planView()->figures()->stepTotalSeconds, fromPinned["step_time_s"].toObject()["total"].toDouble());
     selectData(p->offload(), "none");  // nothing offloaded: nothing pinned, whatever the box says
     QCOMPARE(p->settings().pinMemory, std::string());
+    // The optimizer on NVMe under ZeRO-3 with its swapper pipelined: the same round trip.
+    selectData(p->sharding(), "zero:3");
+    selectData(p->offload(), "optimizer");
+    selectData(p->offloadDevice(), "nvme");
+    p->swapPipeline()->setChecked(true);
+    QCOMPARE(p->settings().swapPipeline, std::string("on"));
+    QCOMPARE(p->settings().pinMemory, std::string());  // pinned buffers are host memory's
+    const QString pipelined = dir.filePath("pipelined.json");
+    QVERIFY(w.savePlan(pipelined));
+    const QJsonObject fromPipelined = ccsimJson(pipelined);
+    QVERIFY(fromPipelined["layout"].toObject()["pipeline_read"].toBool());
+    QVERIFY(fromPipelined["layout"].toObject()["pipeline_write"].toBool());
+    QCOMPARE(w.planView()->figures()->stepTotalSeconds, fromPipelined["step_time_s"].toObject()["total"].toDouble());
+    selectData(p->offloadDevice(), "cpu");
+    QCOMPARE(p->settings().swapPipeline, std::string());
+    selectData(p->offload(), "none");
+    selectData(p->sharding(), "zero:2");
     // Memory-centric tiling under DeepSpeed's ZeRO-3: the plan file carries it and ccsim agrees.
     selectData(p->sharding(), "zero:3");
     p->tiles()->setValue(4);
@@ -313,6 +330,7 @@ class CcplanTest : public QObject {
     emit planner->table()->cellClicked(0, 0);
     QCOMPARE(w.settingsPanel()->settings().offload, std::string("optimizer+params"));
     QCOMPARE(w.settingsPanel()->settings().offloadDevice, std::string("nvme"));
+    QCOMPARE(w.settingsPanel()->settings().swapPipeline, std::string("on"));  // its swapper pipelined
     QCOMPARE(QString::number(w.planView()->figures()->stepTotalSeconds, 'g', 4), offloadedStep);
     // LLaMA-2 70B on the same node: the optimizer in host memory, its buffers pinned; loading the
     // row ticks "pinned host buffers".
@@ -322,6 +340,7 @@ class CcplanTest : public QObject {
     seventy.globalBatch = 64;
     seventy.offload = "none";  // the row loaded above set them: the planner would keep them
     seventy.offloadDevice = "cpu";
+    seventy.swapPipeline.clear();
     seventy.cpuCheckpointing.clear();
     seventy.tiles.reset();
     const QString problem = planner->run(seventy);

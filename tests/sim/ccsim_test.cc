@@ -337,6 +337,37 @@ TEST_F(Ccsim, PinMemoryLetsTheGradientCopiesRunBesideTheBackward) {
   // Its bad input (nothing offloaded, not a switch): Ccsim.BadInputExitsTwoWithOneLine.
 }
 
+// DeepSpeed's offload_optimizer.pipeline_read / pipeline_write, as one flag or from a
+// ds_config.json (the flag wins): the NVMe swapper reads and writes beside CPU-Adam, so the step
+// is shorter than with the default swapper, which reads, updates and writes in turn.
+TEST_F(Ccsim, SwapPipelineOverlapsTheNvmeSwapperWithCpuAdam) {
+  const std::string flags = "train --model gpt3-175b --cluster dgx-2h --gpus 16 --global-batch 32 --micro-batch 2 --seq 2048 --zero 3 "
+                            "--recompute full --offload optimizer --offload-device nvme --json ";
+  auto run = [&](const std::string& args) {
+    const Outcome r = ccsim(flags + args);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.exitCode == 0 ? results::Json::parse(r.out) : results::Json::object();
+  };
+  const results::Json inTurn = run(""), pipelined = run("--swap-pipeline on");
+  ASSERT_TRUE(inTurn.contains("layout") && pipelined.contains("layout"));
+  EXPECT_FALSE(inTurn.at("layout").at("pipeline_read").get<bool>());
+  EXPECT_TRUE(pipelined.at("layout").at("pipeline_read").get<bool>());
+  EXPECT_TRUE(pipelined.at("layout").at("pipeline_write").get<bool>());
+  EXPECT_GT(inTurn.at("step_time_s").at("total").get<double>(), pipelined.at("step_time_s").at("total").get<double>());
+  const std::string ds = file("swap.json", R"({"fp16": {"enabled": true}, "zero_optimization": {"stage": 3,
+      "offload_optimizer": {"device": "nvme", "pipeline_read": true, "pipeline_write": true}}})");
+  const std::string base =
+      "train --model gpt3-175b --cluster dgx-2h --gpus 16 --global-batch 32 --micro-batch 2 --seq 2048 --recompute full --json --deepspeed " + ds;
+  const Outcome fromConfig = ccsim(base);
+  ASSERT_EQ(fromConfig.exitCode, 0) << fromConfig.err;
+  EXPECT_DOUBLE_EQ(results::Json::parse(fromConfig.out).at("step_time_s").at("total").get<double>(),
+                   pipelined.at("step_time_s").at("total").get<double>());
+  const Outcome overridden = ccsim(base + " --swap-pipeline off");
+  ASSERT_EQ(overridden.exitCode, 0) << overridden.err;
+  EXPECT_FALSE(results::Json::parse(overridden.out).at("layout").at("pipeline_write").get<bool>());
+  // Its bad input (no optimizer on NVMe, not a switch): Ccsim.BadInputExitsTwoWithOneLine.
+}
+
 // A DeepSpeed run overlaps the gradient reduction as DeepSpeed defaults overlap_comm: in ZeRO-3
 // only, whether the stage comes from the config or from --zero; overlap_comm or the flag, when
 // given, wins. FSDP's reduce-scatters have their own stream whatever the config says.
@@ -521,6 +552,12 @@ TEST_F(Ccsim, BadInputExitsTwoWithOneLine) {
        "--pin-memory on pins the host buffers"},
       {"train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --seq 1024 --zero 2 --offload optimizer --pin-memory maybe",
        "--pin-memory"},
+      {"train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --seq 1024 --zero 3 --offload optimizer --swap-pipeline on",
+       "--swap-pipeline on pipelines the NVMe swapper"},
+      {"train --model gpt2-xl --cluster dgx-2h --gpus 16 --global-batch 64 --seq 1024 --zero 3 --offload optimizer --offload-device nvme "
+       "--swap-pipeline maybe",
+       "--swap-pipeline"},
+      {"train --params 7e9 --cluster dgx-2h --gpus 16 --swap-pipeline off", "--swap-pipeline has nothing to act on"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp full_shard --overlap-grad-reduce off",
        "--overlap-grad-reduce off: fsdp-full_shard reduce-scatters each unit's gradients on its own stream"},
       {"train --model gpt2 --cluster dgx-a100 --global-batch 8 --fsdp full_shard --tiles 4", "--tiles 4: memory-centric tiling"},

@@ -125,6 +125,15 @@ TEST(Planner, WhereNothingFitsOnTheGpusItOffloads) {
     resolve(again, j.model, j.cluster);
     EXPECT_DOUBLE_EQ(estimateTraining(j.model, again, pricer).step.total, e.step.total);
   }
+  // The best swaps with DeepSpeed's pipelined swapper (pipeline_read and pipeline_write: CPU-Adam
+  // beside the NVMe reads and writes); the same layout with the default swapper is slower.
+  const TrainConfig& best = r.best.front().config;
+  EXPECT_TRUE(best.swapReadsAhead && best.swapWritesBehind);
+  EXPECT_NE(placementLabel(best).find("pipelined"), std::string::npos) << placementLabel(best);
+  TrainConfig inTurn = best;
+  inTurn.swapReadsAhead = inTurn.swapWritesBehind = false;
+  resolve(inTurn, j.model, j.cluster);
+  EXPECT_GT(estimateTraining(j.model, inTurn, pricer).step.total, r.best.front().step.total);
   // The same states kept in host memory do not fit there (256 GB a GPU): none of those is listed.
   TrainConfig host = r.best.front().config;
   host.offloadOptimizer = host.offloadParams = OffloadTarget::Cpu;
@@ -153,9 +162,11 @@ TEST(Planner, OffloadingToHostMemoryIsSearchedWithPinnedBuffersToo) {
   ASSERT_NE(twin, r.best.end());
   EXPECT_GT(twin->step.total, r.best.front().step.total);
   EXPECT_DOUBLE_EQ(twin->memory.total, r.best.front().memory.total);  // pinning moves no byte
-  // Only an optimizer in host memory is pinned; the table and the layout line say so.
+  // Only an optimizer in host memory is pinned, only one on NVMe pipelined; the table and the
+  // layout line say so.
   for (const TrainingEstimate& e : r.best) {
     if (e.config.offloadPinned) { EXPECT_EQ(e.config.offloadOptimizer, OffloadTarget::Cpu); }
+    if (e.config.swapReadsAhead) { EXPECT_EQ(e.config.offloadOptimizer, OffloadTarget::Nvme); }
   }
   EXPECT_NE(placementLabel(best).find("pinned"), std::string::npos) << placementLabel(best);
   EXPECT_NE(describeLayout(best).find("pinned"), std::string::npos) << describeLayout(best);
