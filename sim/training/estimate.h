@@ -138,7 +138,7 @@ double cpuOptimizerSeconds(const Cluster& cluster, double parameters);
 bool gradientsOffloadedDuringBackward(const TrainConfig& config);
 // Whether each of those copies holds the host until it is done, so that the compute issued after
 // it waits: DeepSpeed's host fp32 buffer is pageable memory (offload_optimizer.pin_memory off, its
-// default), and a copy from the GPU to pageable memory returns only once it is complete (CUDA's
+// default until 2026-08), and a copy from the GPU to pageable memory returns only once it is complete (CUDA's
 // cudaMemcpyAsync). So are ZeRO-2's 16-bit accumulation buffers (pinned only with pin_memory), a
 // copy up from them once staged. The NVMe swapper's buffers and PyTorch FSDP's are pinned.
 bool gradientOffloadHoldsTheHost(const TrainConfig& config);

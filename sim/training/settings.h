@@ -70,8 +70,9 @@ void forEachSetting(Settings& s, Visit&& visit) {
       "with --recompute full: keep each layer's checkpoint in host memory, copied out after its forward and back before its recompute "
       "(DeepSpeed's cpu_checkpointing): " + namesOf(switches(), " or ");
   static const std::string pinMemory =
-      "with --offload to host memory: the optimizer's host buffers pinned (DeepSpeed's offload_optimizer.pin_memory; off, its default: "
-      "each gradient copy to pageable memory holds the host until it is done): " + namesOf(switches(), " or ");
+      "with --offload to host memory: the optimizer's host buffers pinned (DeepSpeed's offload_optimizer.pin_memory; off, its default "
+      "until 2026-08 (PR #8207 made it on): each gradient copy to pageable memory holds the host until it is done): " +
+      namesOf(switches(), " or ");
   static const std::string swapPipeline =
       "with --offload-device nvme: DeepSpeed's NVMe swapper reads the next sub-group's optimizer states while CPU-Adam updates one "
       "and writes the last behind it (offload_optimizer.pipeline_read and pipeline_write; off, its default: read, update and "

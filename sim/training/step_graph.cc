@@ -61,11 +61,11 @@ double estimatedStepTasks(const ModelCard& model, const TrainConfig& c) {
 
 StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingPricer& pricer) {
   const double estimatedTasks = estimatedStepTasks(model, c);
-  if (const double tasks = estimatedTasks; tasks > kMaxStepTasks) {
+  if (estimatedTasks > kMaxStepTasks) {
     throw InputError(
         fmt::format("the step has {} micro-batches per pipeline of {} stage(s): about {:.3g} tasks to simulate, more than the "
                     "{:g} the timeline takes (a larger --micro-batch or a smaller --global-batch)",
-                    c.accumulation, c.pp, tasks, kMaxStepTasks));
+                    c.accumulation, c.pp, estimatedTasks, kMaxStepTasks));
   }
   const Cluster& cluster = pricer.cluster();
   const int p = c.pp, m = c.accumulation, v = c.pp > 1 ? c.vpp : 1;

@@ -75,7 +75,8 @@ struct TrainConfig {
   // it does (pipeline_write); both off by default, as in DeepSpeed.
   bool swapReadsAhead = false, swapWritesBehind = false;
   // The host's fp32 buffers of an optimizer offloaded to host memory are pinned
-  // (offload_optimizer.pin_memory; off by default, as in DeepSpeed): the backward's gradient
+  // (offload_optimizer.pin_memory; off by default, as in DeepSpeed until its PR #8207 of 2026-08
+  // made it on: docs/training.md, "Which DeepSpeed the pinning default is"): the backward's gradient
   // copies then run beside the compute instead of holding the host (gradientOffloadHoldsTheHost).
   bool offloadPinned = false;
   bool overlapGradReduce = true;       // DDP overlaps the gradient all-reduce with the backward pass
