@@ -202,7 +202,7 @@ PlanResult plan(const ModelCard& model, const TrainConfig& base, TrainingPricer&
   LayoutSearch layouts(model, base, pricer, search, result);
   // First where the settings place the states (a DeepSpeed config's offload; the GPUs by default).
   const StatePlacement given{base.offloadOptimizer, base.offloadParams, base.checkpointsOnHost, base.tiles, base.offloadPinned,
-                             base.swapReadsAhead && base.swapWritesBehind};
+                             swapperPipelined(base)};
   std::vector<LayoutSearch::Candidate> asGiven;
   layouts.enumerate(given, asGiven);
   layouts.simulate(asGiven);

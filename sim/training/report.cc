@@ -37,7 +37,7 @@ std::string describeLayout(const TrainConfig& c) {
   if (c.tiles > 1) s += fmt::format(", {} tiles a linear layer", c.tiles);
   if (offloadedStates(c) != OffloadStates::None) s += fmt::format(", offload {} to {}", name(offloadedStates(c)), name(c.offloadOptimizer));
   if (c.offloadPinned) s += " (pinned buffers)";
-  if (c.offloadOptimizer == OffloadTarget::Nvme && c.swapReadsAhead && c.swapWritesBehind) s += " (pipelined swapper)";
+  if (swapperPipelined(c)) s += " (pipelined swapper)";
   if (c.checkpointsOnHost) s += ", checkpoints in host memory";
   return s;
 }
@@ -46,7 +46,7 @@ std::string placementLabel(const TrainConfig& c) {
   std::string s;
   if (offloadedStates(c) != OffloadStates::None) s = fmt::format("{}:{}", name(offloadedStates(c)), name(c.offloadOptimizer));
   if (c.offloadPinned) s += " pinned";
-  if (c.offloadOptimizer == OffloadTarget::Nvme && c.swapReadsAhead && c.swapWritesBehind) s += " pipelined";
+  if (swapperPipelined(c)) s += " pipelined";
   if (c.checkpointsOnHost) s += std::string(s.empty() ? "" : " ") + "ckpt:cpu";
   if (c.tiles > 1) s += fmt::format("{}tiles:{}", s.empty() ? "" : " ", c.tiles);
   return s.empty() ? "-" : s;

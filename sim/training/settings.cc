@@ -203,7 +203,7 @@ void setLayout(TrainingSettings& s, const TrainConfig& c) {
   s.offloadDevice = c.offloadOptimizer == OffloadTarget::None ? "cpu" : std::string(name(c.offloadOptimizer));
   s.cpuCheckpointing = c.checkpointsOnHost ? "on" : "";
   s.pinMemory = c.offloadPinned ? "on" : "";
-  s.swapPipeline = c.swapReadsAhead && c.swapWritesBehind ? "on" : "";
+  s.swapPipeline = swapperPipelined(c) ? "on" : "";
   s.tiles = c.tiles > 1 ? std::optional<int>(c.tiles) : std::nullopt;
 }
 

@@ -127,6 +127,11 @@ std::string_view name(Schedule s);
 std::string_view name(Recompute r);
 std::string_view name(Precision p);
 std::string_view name(OffloadStates s);
+// The optimizer on NVMe with its swapper pipelined both ways (--swap-pipeline on: pipeline_read and
+// pipeline_write), what the planner offers, the reports name and a plan file saves.
+inline bool swapperPipelined(const TrainConfig& c) {
+  return c.offloadOptimizer == OffloadTarget::Nvme && c.swapReadsAhead && c.swapWritesBehind;
+}
 std::string_view name(OffloadTarget t);  // cpu, nvme ("none" for None)
 // What a config offloads, as --offload says it: nothing, the optimizer, or the parameters too.
 OffloadStates offloadedStates(const TrainConfig& config);
