@@ -10,7 +10,7 @@ declare -A family_collectives=(
   [tree]=all_reduce,broadcast,reduce,gather,scatter
   [bruck]=all_gather,alltoall
   [hier]=all_reduce
-  [linear]=alltoall,all_gather,all_reduce  # the linear gather and scatter run as the ring family's
+  [linear]=alltoall,all_gather,all_reduce,reduce_scatter  # the linear gather and scatter run as the ring family's
 )
 all_families="ring rd rhd tree bruck hier linear"
 # Issue 17 §4's five collectives and the algorithms that do each (the ring family's broadcast is
@@ -18,7 +18,7 @@ all_families="ring rd rhd tree bruck hier linear"
 declare -A collective_algorithms=(
   [all_reduce]="ring rd rhd tree hier linear"
   [all_gather]="ring rhd bruck linear"
-  [reduce_scatter]="ring rhd"
+  [reduce_scatter]="ring rhd linear"
   [broadcast]="chain tree"
   [alltoall]="pairwise bruck linear"
 )

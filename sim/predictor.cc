@@ -82,7 +82,7 @@ std::vector<std::string_view> Predictor::libraryCandidates(Collective collective
     if (name == "pairwise" || name == "linear") {
       return collective == Collective::AllToAll || collective == Collective::Gather || collective == Collective::Scatter;
     }
-    return false;  // rd, rhd, bruck, hier, the one-shot linear all_reduce and all_gather: not NCCL's
+    return false;  // rd, rhd, bruck, hier, the one-shot linear all_reduce, all_gather, reduce_scatter: not NCCL's
   };
   std::erase_if(names, [&](std::string_view name) { return !nccl(name); });
   return names;

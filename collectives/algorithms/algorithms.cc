@@ -45,6 +45,8 @@ constexpr std::array kAlgorithms = {
     Algorithm{Collective::AllGather, "linear", "linear", linearAllGather, kBlock, kNone},
     // Its own input into the slot its sends read, in either placement.
     Algorithm{Collective::AllReduce, "linear", "linear", linearAllReduce, kWhole, kWhole},
+    // Its own block into the slot the reduction reads, in either placement.
+    Algorithm{Collective::ReduceScatter, "linear", "linear", linearReduceScatter, kBlock, kBlock},
 };
 
 }  // namespace

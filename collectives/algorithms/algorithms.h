@@ -59,6 +59,7 @@ void pairwiseAllToAll(Context& ctx, const CollectiveArgs& args);
 void linearAllToAll(Context& ctx, const CollectiveArgs& args);
 void linearAllGather(Context& ctx, const CollectiveArgs& args);
 void linearAllReduce(Context& ctx, const CollectiveArgs& args);
+void linearReduceScatter(Context& ctx, const CollectiveArgs& args);
 void linearGather(Context& ctx, const CollectiveArgs& args);
 void linearScatter(Context& ctx, const CollectiveArgs& args);
 void ringSendRecv(Context& ctx, const CollectiveArgs& args);

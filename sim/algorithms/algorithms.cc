@@ -9,7 +9,7 @@ constexpr std::array kAlgorithms = {
     SimAlgorithm{"ring", planRing, false, "ring: all_reduce, all_gather, reduce_scatter, sendrecv"},
     SimAlgorithm{"chain", planChain, false, "pipelined chain: broadcast, reduce"},
     SimAlgorithm{"pairwise", planPairwise, false, "pairwise exchange: alltoall"},
-    SimAlgorithm{"linear", planLinear, false, "linear: gather, scatter, alltoall, all_gather, all_reduce (one-shot)"},
+    SimAlgorithm{"linear", planLinear, false, "linear: gather, scatter, alltoall, all_gather, all_reduce and reduce_scatter (one-shot)"},
     SimAlgorithm{"tree", planTree, false, "double binary tree all_reduce; binomial broadcast, reduce, gather, scatter"},
     SimAlgorithm{"rhd", planRhd, false, "recursive halving-doubling: all_reduce (Rabenseifner), reduce_scatter, all_gather"},
     SimAlgorithm{"rd", planRd, false, "recursive doubling: all_reduce"},

@@ -7,7 +7,9 @@
 // NICs, not the ring's (n-1)/n S). Each rank still takes its g - 1 messages one after another;
 // what differs from pairwise is that no message waits for its peer's previous step, which only a
 // measurement shows, in the group's own fitted latency. The linear (one-shot) all_reduce sends the
-// whole buffer to every other rank the same way and reduces the n - 1 it receives.
+// whole buffer to every other rank the same way and reduces the n - 1 it receives; the linear
+// reduce_scatter sends each peer its block (the alltoall's messages) and reduces the n - 1 blocks
+// it receives.
 
 #include "sim/algorithms/algorithms.h"
 
@@ -21,6 +23,11 @@ bool planLinear(Collective c, const Shape& s, double bytes, Plan& plan) {
     if (!planPairwise(Collective::AllToAll, s, bytes * s.ranks, plan)) return false;
     plan.phases[0].reduceBytes = (s.ranks - 1) * bytes;
     plan.phases[0].transfers[0].freshShare = 1;  // every rank sends the copy of its input it made in this call
+    return true;
+  }
+  if (c == Collective::ReduceScatter) {
+    if (!planPairwise(Collective::AllToAll, s, bytes, plan)) return false;
+    plan.phases[0].reduceBytes = static_cast<double>(s.ranks - 1) / s.ranks * bytes;
     return true;
   }
   if (c != Collective::Gather && c != Collective::Scatter) return false;

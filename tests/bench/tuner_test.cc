@@ -220,10 +220,15 @@ TEST(Tuner, PicksOnTheH200CalibrationOfTodaysCode) {
 
 // On this CPU over cclab's shared memory: auto's picks on the shipped calibration
 // (models/calibrations/cpu-2core-amd-epyc-shm.json, fitted on the 2- and 4-rank sweeps), scored
-// against the sweeps themselves (results/measured/cpu-2core-amd-epyc/algorithms-shm: every
-// algorithm at 2-5 ranks, each size its fastest of 5 launches). Counted: the out-of-place sizes of
-// the five collectives of issue 17 section 4 at which the picked algorithm measured within 5% of
-// the fastest. `calibration` "" is the shipped one. 182 of 211 with the caches' capacities fitted
+// against the sweeps themselves (every algorithm at 2-5 ranks, each size its fastest of 5
+// launches). Counted: the out-of-place sizes of the five collectives of issue 17 section 4 at
+// which the picked algorithm measured within 5% of the fastest. `calibration` "" is the shipped
+// one. Since 2026-12-07 that is the fit of that day's sweep of today's code on a Zen 3 VM
+// (kZen3Sweeps, with the linear reduce_scatter): 168 of 211 on it, where the calibration shipped
+// before (fitted on the 2026-11-28 sweep of another Zen 3 VM, every message through the slots)
+// scores 135 and the fit of the 2026-12-06 Zen 3 VM's sweep 148 (neither has the linear
+// reduce_scatter, the fastest at 3-5 ranks below 32 KiB there). The history below is of the
+// calibration before, scored against its own sweep (algorithms-shm): 182 of 211 with the caches' capacities fitted
 // (2026-11-29), 185 on the same rows with the described capacities (`ccsim calibrate
 // --cache-capacity described`). With the capacities fitted, rhd's all_reduce at 3 ranks came out
 // 14-17% fast (512 KiB-2 MiB) and auto took it over the ring, measured 1.17-1.19x slower: 180;
@@ -235,10 +240,14 @@ TEST(Tuner, PicksOnTheH200CalibrationOfTodaysCode) {
 // tree there, measured 1.06-1.20x slower.
 // `machine` names the folder under results/measured/ and the preset whose -shm calibration is
 // shipped; `throughSlots`: the sweeps ran every message through the slots, so they are priced so.
+// `sweeps`: the folder of the sweeps under it.
+// The Zen 3 VM's sweeps of today's code, which its shipped calibration was fitted on (2026-12-07).
+const std::string kZen3Sweeps = "algorithms-shm-2026-12-07-zen3";
+
 int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "", const std::string& machine = "cpu-2core-amd-epyc",
-                              bool throughSlots = true) {
+                              bool throughSlots = true, const std::string& sweeps = "algorithms-shm") {
   const std::filesystem::path source(CCLAB_SOURCE_DIR);
-  const std::filesystem::path dir = source / "results/measured" / machine / "algorithms-shm";
+  const std::filesystem::path dir = source / "results/measured" / machine / sweeps;
   sim::Cluster cluster =
       sim::loadCluster(calibration.empty() ? (source / "models/calibrations" / (machine + "-shm.json")).string() : calibration);
   // The AMD sweeps ran every message through the slots: priced so (its calibration ships the
@@ -268,11 +277,11 @@ int cpuPicksWithinFivePercent(int& sizes, const std::string& calibration = "", c
 TEST(Tuner, PicksOnTheShippedCpuCalibrationScoredAgainstItsSweeps) {
   int sizes = 0;
   const char* other = std::getenv("CCLAB_TUNER_CALIBRATION");  // to score another calibration by hand
-  const int within = cpuPicksWithinFivePercent(sizes, other != nullptr ? other : "");
+  const int within = cpuPicksWithinFivePercent(sizes, other != nullptr ? other : "", "cpu-2core-amd-epyc", false, kZen3Sweeps);
   std::printf("auto within 5%% of the fastest algorithm: %d of %d sizes\n", within, sizes);
   if (other != nullptr) return;
   EXPECT_EQ(sizes, 211);
-  EXPECT_GE(within, 180);
+  EXPECT_GE(within, 165);
 }
 
 // The same on the Zen 5 VM's own preset: its shipped calibration
@@ -285,7 +294,8 @@ TEST(Tuner, PicksOnTheZen5CalibrationScoredAgainstItsSweeps) {
   std::printf("auto within 5%% of the fastest algorithm: %d of %d sizes\n", within, sizes);
   EXPECT_EQ(sizes, 211);
   EXPECT_GE(within, 200);
-  // What this VM tuned on before it had a preset of its own: the Zen 3 host's calibration.
+  // What this VM tuned on before it had a preset of its own: the Zen 3 host's calibration (where
+  // it picks the linear reduce_scatter, which the Zen 5 sweep did not run, a size is not counted).
   int before = 0;
   const std::string zen3 = (std::filesystem::path(CCLAB_SOURCE_DIR) / "models/calibrations/cpu-2core-amd-epyc-shm.json").string();
   const int withZen3 = cpuPicksWithinFivePercent(before, zen3, "cpu-2core-amd-epyc-zen5", false);

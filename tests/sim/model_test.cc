@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -232,6 +233,47 @@ TEST(Model, EveryAlgorithmCclabRunsIsOneTheSimulatorPrices) {
     }
     EXPECT_EQ(predictor.resolve(algo.collective, algo.name), algo.name);
   }
+}
+
+// The linear (one-shot) reduce_scatter: the ring's bytes and reductions, its n - 1 messages posted
+// at once. Described, a rank still takes them one after another (as the linear alltoall's), so it
+// prices as the ring; what it saves, no message waiting for a peer's step, only a fit shows: on
+// the Zen 3 VM's calibration (2026-12-07 sweep, fitted on 2 and 4 ranks) it prices below the ring
+// and recursive halving at 3 and 4 ranks for small buffers, as it measured (at 5 ranks too, but
+// there the fit prices recursive halving's fold 22-28% fast and auto takes it: 11.6 us measured at
+// 20 B against the linear's 8.4). NCCL's tuner never has it.
+TEST(Model, TheLinearReduceScatterIsTheRingsBytesInOneStep) {
+  const double bytes = 1 << 20;
+  for (int n : {2, 3, 4, 5, 8}) {
+    Plan linear, ring;
+    ASSERT_TRUE(planLinear(Collective::ReduceScatter, Shape{n, 1}, bytes, linear));
+    ASSERT_TRUE(planRing(Collective::ReduceScatter, Shape{n, 1}, bytes, ring));
+    ASSERT_EQ(linear.phaseCount, 1);
+    const Transfer& intra = linear.phases[0].transfers[0];
+    EXPECT_DOUBLE_EQ(intra.bytes, ring.phases[0].transfers[0].bytes) << n;
+    EXPECT_DOUBLE_EQ(intra.bytes, (n - 1.0) / n * bytes) << n;
+    EXPECT_DOUBLE_EQ(intra.steps, n - 1.0) << n;
+    EXPECT_DOUBLE_EQ(linear.phases[0].reduceBytes, ring.phases[0].reduceBytes) << n;
+    EXPECT_TRUE(intra.allPairs) << n;
+    EXPECT_FALSE(ring.phases[0].transfers[0].allPairs) << n;
+  }
+  const Predictor described(loadCluster("cpu-2core-amd-epyc"));
+  const Predictor fitted(loadCluster(std::string(CCLAB_SOURCE_DIR) + "/models/calibrations/cpu-2core-amd-epyc-shm.json"));
+  for (int n : {3, 4}) {
+    auto us = [&](const Predictor& p, const char* algo, double size) {
+      return p.predict(Query{Collective::ReduceScatter, algo, size, n, 1, false, kOwnBackend}).timeUs;
+    };
+    EXPECT_NEAR(us(described, "linear", 64 * n), us(described, "ring", 64 * n), 0.01 * us(described, "ring", 64 * n)) << n;
+    EXPECT_LT(us(fitted, "linear", 64 * n), us(fitted, "ring", 64 * n)) << n;
+    EXPECT_LT(us(fitted, "linear", 64 * n), us(fitted, "rhd", 64 * n)) << n;
+    EXPECT_EQ(fitted.predict(Query{Collective::ReduceScatter, kSimulatorPicks, 64.0 * n, n, 1, false, kOwnBackend}).algo, "linear") << n;
+  }
+  Cluster dgx = loadCluster("dgx-a100");
+  const Predictor gpus(dgx);
+  const auto library = gpus.libraryCandidates(Collective::ReduceScatter);
+  EXPECT_EQ(std::count(library.begin(), library.end(), "linear"), 0);
+  const auto own = gpus.ownCandidates(Collective::ReduceScatter);
+  EXPECT_EQ(std::count(own.begin(), own.end(), "linear"), 1);
 }
 
 TEST(Model, AlgorithmNamesMatchCclabAndErrorsAreClear) {
