@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/one_shot.h"
 
 namespace cclab {
 
@@ -32,14 +33,7 @@ void linearAllReduce(Context& ctx, const CollectiveArgs& args) {
   for (int s = 1; s < n; ++s) requests.push_back(transport.isend(slot(r), bytes, (r + s) % n));
   for (Request& request : requests) transport.wait(request);
 
-  // ((x0 op x1) op x2) ... on every rank alike.
-  if (n == 1) {
-    device.copy(args.recv, slot(0), bytes);
-  } else {
-    device.reduce(args.recv, slot(0), slot(1), args.count, args.dtype, args.op);
-    for (int q = 2; q < n; ++q) device.reduce(args.recv, args.recv, slot(q), args.count, args.dtype, args.op);
-  }
-  if (args.op == ReduceOp::Avg) device.divide(args.recv, args.count, args.dtype, n);
+  reduceSlotsInRankOrder(device, args.recv, inputs, bytes, n, args.count, args.dtype, args.op);  // on every rank alike
 }
 
 }  // namespace cclab

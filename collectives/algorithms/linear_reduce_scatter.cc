@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/algorithms/one_shot.h"
 
 namespace cclab {
 
@@ -43,10 +44,7 @@ void linearReduceScatter(Context& ctx, const CollectiveArgs& args) {
   device.copy(slot(r), input(r), bytes);
   for (Request& request : requests) transport.wait(request);
 
-  // ((x0 op x1) op x2) ... : the order the reference reduces in.
-  device.reduce(args.recv, slot(0), slot(1), args.count, args.dtype, args.op);
-  for (int q = 2; q < n; ++q) device.reduce(args.recv, args.recv, slot(q), args.count, args.dtype, args.op);
-  if (args.op == ReduceOp::Avg) device.divide(args.recv, args.count, args.dtype, n);
+  reduceSlotsInRankOrder(device, args.recv, blocks, bytes, n, args.count, args.dtype, args.op);
 }
 
 }  // namespace cclab
