@@ -124,6 +124,7 @@ IntraNode readIntra(const JsonReader& in) {
     intra.copiesPerMessage = static_cast<int>(in.get<std::int64_t>("copies_per_message", 1));
     if (intra.copiesPerMessage != 1 && intra.copiesPerMessage != 2) in.fail("copies_per_message", "must be 1 or 2");
     intra.waitingRanksYield = in.get<bool>("waiting_ranks_yield", false);
+    intra.waitingRanksTakeTurns = in.get<bool>("waiting_ranks_take_turns", false);
     intra.singleCopyBytes = in.positive("single_copy_bytes", 0.0, true);
     intra.singleCopyRootedBytes = in.positive("single_copy_rooted_bytes", intra.singleCopyBytes, true);
     intra.copyPieceBytes = in.positive("copy_piece_bytes", intra.copyPieceBytes, true);
@@ -316,6 +317,7 @@ Json toJson(const Cluster& cluster) {
       intra["copy_piece_bytes"] = static_cast<std::int64_t>(cluster.intra.copyPieceBytes);
     }
     if (cluster.intra.waitingRanksYield) intra["waiting_ranks_yield"] = true;
+    if (cluster.intra.waitingRanksTakeTurns) intra["waiting_ranks_take_turns"] = true;
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;
       Json& level = intra["caches"][i];

@@ -116,6 +116,13 @@ struct IntraNode {
   // and a flow's messages share the cores (Transfer::CriticalBytes::nodeMessages).
   // `ccsim calibrate` sets it from the runs it fits (results config `transport`).
   bool waitingRanksYield = false;
+  // Shared memory, on more ranks than cores: whether a rank that waits through a step beside the
+  // ranks working in it (rd's and rhd's ranks folded out, Transfer::waitingRanks) takes its turn
+  // on its core in that step, so the step's messages wait for it too. A property of the host's
+  // scheduler, which no run of a power of two ranks shows: read off the 3- and 5-rank sweeps of
+  // the AMD EPYC VMs (true there; on the Intel Xeon VM it made them worse: docs/algorithm-validation.md,
+  // "Ranks folded out still take their turns").
+  bool waitingRanksTakeTurns = false;
 };
 
 struct Nics {

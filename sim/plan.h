@@ -43,6 +43,11 @@ struct Transfer {
   // ranks in a row busy); the others wait for their turn. A shared GPU's queues and a transport
   // whose waiting ranks yield their cores (IntraNode::waitingRanksYield) carry only these. 0: all.
   int busyCopiers = 0;
+  // Ranks of the node that take no part in the transfer but wait through it on the same cores:
+  // those a fold set aside (rd, rhd). On a host whose waiting ranks take their turns
+  // (IntraNode::waitingRanksTakeTurns) the busiest core cycles through them in every step as well:
+  // the oversubscribed latency is paid for them too (not their bytes: they copy nothing).
+  int waitingRanks = 0;
   bool allPairs = false;  // traffic to many peers at once (PCIe: shares a switch's uplink)
   bool nvls = false;      // NVLink SHARP: priced at the fabric's NVLS efficiency
   // Each rank of the transfer sends or receives, not both (a fold into the power of two): on a

@@ -45,6 +45,16 @@ double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   return std::ceil(static_cast<double>(copiers) / pricing.cores);
 }
 
+// The ranks the busiest core schedules in each step of a transfer on more ranks than cores:
+// those copying and, on a host whose waiting ranks take their turns (IntraNode::
+// waitingRanksTakeTurns), those waiting through it beside them (Transfer::waitingRanks).
+double schedulingLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+  if (t.waitingRanks == 0 || !pricing.waitingRanksTakeTurns) return coreLoad(t, shape, pricing);
+  const int busy = pricing.waitingRanksYield && t.busyCopiers > 0 ? t.busyCopiers : t.copiers;
+  const int ranks = std::min(std::max(busy, 1) + t.waitingRanks, shape.perNode());
+  return std::ceil(static_cast<double>(ranks) / pricing.cores);
+}
+
 // Shared memory: the bytes the busiest core copies for a transfer, one after another.
 double coreBytes(const Transfer& t, const Shape& shape, const Pricing& pricing) {
   // A flow on more ranks than cores, its waiting ranks yielding: the cores share the node's
@@ -166,6 +176,7 @@ Pricing basePricing(const Cluster& c) {
     p.singleCopyBytes = c.intra.singleCopyBytes;
     p.singleCopyRootedBytes = c.intra.singleCopyRootedBytes;
     p.waitingRanksYield = c.intra.waitingRanksYield;
+    p.waitingRanksTakeTurns = c.intra.waitingRanksTakeTurns;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
     for (int l = 0; l < p.cacheLevels; ++l) {
       const CacheLevel& level = c.intra.caches[static_cast<std::size_t>(l)];
@@ -239,7 +250,7 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
       if (t.link == LinkClass::Local) {
         latency += t.steps * link.latencyUs;  // a device copy's fixed cost (0 on shared memory: a memcpy)
       } else {
-        const double perStep = link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * coreLoad(t, shape, pricing) : 0.0) +
+        const double perStep = link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * schedulingLoad(t, shape, pricing) : 0.0) +
                                (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0);
         latency += stepsInSequence(t, shape, pricing) * perStep;
         if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
@@ -262,7 +273,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       if (t.link != LinkClass::Local) {  // a rank's own copies have no messages (priceUs)
         const double steps = stepsInSequence(t, shape, pricing);
         f.x[0] += steps;
-        if (shm.oversubscribed) f.x[1] += steps * coreLoad(t, shape, pricing);
+        if (shm.oversubscribed) f.x[1] += steps * schedulingLoad(t, shape, pricing);
         f.x[1] += sharedDeviceSteps(t, shape, pricing);
         if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += steps;
       }

@@ -43,6 +43,7 @@ struct Pricing {
   double singleCopyBytes = 0;  // IntraNode::singleCopyBytes: messages this large take one copy; 0: never
   double singleCopyRootedBytes = 0;  // IntraNode::singleCopyRootedBytes: the same in a rooted call
   bool waitingRanksYield = false;  // IntraNode::waitingRanksYield
+  bool waitingRanksTakeTurns = false;  // IntraNode::waitingRanksTakeTurns
 
   // The size of each of a transfer's messages: its bytes over its steps (0 for a transfer of no steps).
   static double messageBytes(const Transfer& t) { return t.steps > 0 ? t.bytes / t.steps : 0; }

@@ -19,6 +19,7 @@ bool planRd(Collective c, const Shape& s, double bytes, Plan& plan) {
   // Copiers: after folding, only pof2 ranks exchange (the others wait for the result).
   Transfer intra{LinkClass::Intra, intraSteps, intraSteps * bytes, pof2};
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
+  intra.waitingRanks = n - pof2;  // the ranks folded out wait beside them (Transfer::waitingRanks)
   // The first exchange sends the input, the later ones this call's partial results; folded, a
   // standing-in rank's first exchange sends a partial result too, and its partner waits for it.
   intra.freshShare = isPowerOfTwo(n) ? afterTheFirst(intraSteps) : 1.0;

@@ -31,6 +31,7 @@ bool planRhd(Collective c, const Shape& s, double bytes, Plan& plan) {
   // Copiers: after folding, only pof2 ranks exchange (the others wait for the result).
   Transfer intra{LinkClass::Intra, halves * intraSteps, halves * intraPerRank, pof2};
   intra.allPairs = true;  // partners far apart: on PCIe they share switch uplinks
+  intra.waitingRanks = n - pof2;  // the ranks folded out wait beside them (Transfer::waitingRanks)
   // The first halving sends half of the input (S/2 of the bytes), every later step this call's
   // partial sums or gathered blocks; the all-gather sends out of the output it copied its block
   // into; folded, a standing-in rank's first half is a partial sum too.

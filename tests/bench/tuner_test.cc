@@ -224,7 +224,9 @@ TEST(Tuner, PicksOnTheH200CalibrationOfTodaysCode) {
 // launches). Counted: the out-of-place sizes of the five collectives of issue 17 section 4 at
 // which the picked algorithm measured within 5% of the fastest. `calibration` "" is the shipped
 // one. Since 2026-12-07 that is the fit of that day's sweep of today's code on a Zen 3 VM
-// (kZen3Sweeps, with the linear reduce_scatter): 168 of 211 on it, where the calibration shipped
+// (kZen3Sweeps, with the linear reduce_scatter): 168 of 211 on it (183 since the ranks rd and rhd
+// fold out take their turns on these VMs' cores, IntraNode::waitingRanksTakeTurns: at 5 ranks the
+// one-shot reduce_scatter, not rhd, below 32 KiB), where the calibration shipped
 // before (fitted on the 2026-11-28 sweep of another Zen 3 VM, every message through the slots)
 // scores 135 and the fit of the 2026-12-06 Zen 3 VM's sweep 148 (neither has the linear
 // reduce_scatter, the fastest at 3-5 ranks below 32 KiB there). The history below is of the
@@ -281,24 +283,29 @@ TEST(Tuner, PicksOnTheShippedCpuCalibrationScoredAgainstItsSweeps) {
   std::printf("auto within 5%% of the fastest algorithm: %d of %d sizes\n", within, sizes);
   if (other != nullptr) return;
   EXPECT_EQ(sizes, 211);
-  EXPECT_GE(within, 165);
+  EXPECT_GE(within, 180);
 }
 
 // The same on the Zen 5 VM's own preset: its shipped calibration
 // (models/calibrations/cpu-2core-amd-epyc-zen5-shm.json, ccsim calibrate --ranks 2,4 of its sweep of
-// today's code with the single copy from 64 KiB, 2026-12-04) scored against that sweep
-// (results/measured/cpu-2core-amd-epyc-zen5/algorithms-shm, each size its fastest of 5 launches).
+// 2026-12-07, today's code with the linear reduce_scatter) scored against that sweep
+// (results/measured/cpu-2core-amd-epyc-zen5/algorithms-shm-2026-12-07, each size its fastest of 5
+// launches): 193 of 211 (176 with the ranks folded out priced as not taking their turns). The
+// calibration shipped before (the fit of algorithms-shm, 2026-12-04/05, which scored 200-201 on its
+// own sweep) scores 157 on this one.
+const std::string kZen5Sweeps = "algorithms-shm-2026-12-07";
+
 TEST(Tuner, PicksOnTheZen5CalibrationScoredAgainstItsSweeps) {
   int sizes = 0;
-  const int within = cpuPicksWithinFivePercent(sizes, "", "cpu-2core-amd-epyc-zen5", false);
+  const int within = cpuPicksWithinFivePercent(sizes, "", "cpu-2core-amd-epyc-zen5", false, kZen5Sweeps);
   std::printf("auto within 5%% of the fastest algorithm: %d of %d sizes\n", within, sizes);
   EXPECT_EQ(sizes, 211);
-  EXPECT_GE(within, 200);
-  // What this VM tuned on before it had a preset of its own: the Zen 3 host's calibration (where
-  // it picks the linear reduce_scatter, which the Zen 5 sweep did not run, a size is not counted).
+  EXPECT_GE(within, 190);
+  // What this VM tuned on before it had a preset of its own: the Zen 3 host's calibration (174 of
+  // 211 on this sweep).
   int before = 0;
   const std::string zen3 = (std::filesystem::path(CCLAB_SOURCE_DIR) / "models/calibrations/cpu-2core-amd-epyc-shm.json").string();
-  const int withZen3 = cpuPicksWithinFivePercent(before, zen3, "cpu-2core-amd-epyc-zen5", false);
+  const int withZen3 = cpuPicksWithinFivePercent(before, zen3, "cpu-2core-amd-epyc-zen5", false, kZen5Sweeps);
   std::printf("tuned on the Zen 3 host's calibration: %d of %d sizes\n", withZen3, before);
   EXPECT_LT(withZen3, within);
 }

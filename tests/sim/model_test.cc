@@ -276,6 +276,49 @@ TEST(Model, TheLinearReduceScatterIsTheRingsBytesInOneStep) {
   EXPECT_EQ(std::count(own.begin(), own.end(), "linear"), 1);
 }
 
+// On the AMD EPYC VMs a rank that rd or rhd folds out still takes its turn on its core in each
+// step of the power-of-two part (IntraNode::waitingRanksTakeTurns, docs/algorithm-validation.md,
+// "Ranks folded out still take their turns"): at 3 ranks the busiest core schedules 2 ranks a
+// step instead of 1, at 5 ranks 3 instead of 2, so each of the part's steps pays one more
+// oversubscribed latency (rd: 1 step at 3 ranks, 2 at 5; rhd's all_reduce twice that). Powers of
+// two, the Intel VM's description and GPUs are priced as before.
+TEST(Model, RanksFoldedOutTakeTheirTurnsWhereTheHostSaysSo) {
+  const std::string zen5 = std::string(CCLAB_SOURCE_DIR) + "/models/calibrations/cpu-2core-amd-epyc-zen5-shm.json";
+  Cluster turns = loadCluster(zen5);
+  ASSERT_TRUE(turns.intra.waitingRanksTakeTurns);
+  EXPECT_TRUE(loadCluster("cpu-2core-amd-epyc").intra.waitingRanksTakeTurns);
+  EXPECT_FALSE(loadCluster(std::string(CCLAB_SOURCE_DIR) + "/models/calibrations/cpu-2core-intel-xeon-shm.json").intra.waitingRanksTakeTurns);
+  Cluster plain = turns;
+  plain.intra.waitingRanksTakeTurns = false;
+  const Predictor withTurns(turns), without(plain);
+  auto us = [](const Predictor& p, Collective c, const char* algo, int n) {
+    return p.predict(Query{c, algo, 64.0 * n, n, 1, false, kOwnBackend}).timeUs;
+  };
+  for (auto [c, algo] : {std::pair{Collective::AllReduce, "rd"}, std::pair{Collective::AllReduce, "rhd"},
+                         std::pair{Collective::ReduceScatter, "rhd"}, std::pair{Collective::AllGather, "rhd"}}) {
+    for (int n : {2, 4}) EXPECT_DOUBLE_EQ(us(withTurns, c, algo, n), us(without, c, algo, n)) << algo << " " << n;
+    const double extra3 = us(withTurns, c, algo, 3) - us(without, c, algo, 3);
+    const double extra5 = us(withTurns, c, algo, 5) - us(without, c, algo, 5);
+    EXPECT_GT(extra3, 1.0) << algo;  // an oversubscribed latency is microseconds on these VMs
+    EXPECT_NEAR(extra5, 2 * extra3, 1e-9 * extra5) << algo;  // twice the steps at 5 ranks, one rank more a core each
+    // Algorithms without a fold are priced as before.
+    EXPECT_DOUBLE_EQ(us(withTurns, c, "ring", 5), us(without, c, "ring", 5));
+  }
+  // What it changes for the tuner: the 5-rank reduce_scatter of small messages, where rhd measured
+  // 27-28 us and the one-shot one 18 on this VM (algorithms-shm-2026-12-07), goes to the one-shot one.
+  auto pick = [](const Predictor& p) {
+    return p.predict(Query{Collective::ReduceScatter, kSimulatorPicks, 100.0, 5, 1, false, kOwnBackend}).algo;
+  };
+  EXPECT_EQ(pick(without), "rhd");
+  EXPECT_EQ(pick(withTurns), "linear");
+  // Not on a GPU: its ranks do not share cores.
+  Cluster dgx = loadCluster("dgx-a100");
+  const Predictor gpus(dgx);
+  dgx.intra.waitingRanksTakeTurns = true;
+  const Predictor gpusWithTurns(dgx);
+  EXPECT_DOUBLE_EQ(us(gpus, Collective::AllReduce, "rd", 5), us(gpusWithTurns, Collective::AllReduce, "rd", 5));
+}
+
 TEST(Model, AlgorithmNamesMatchCclabAndErrorsAreClear) {
   const Predictor predictor(loadCluster("dgx-a100"));
   EXPECT_EQ(predictor.resolve(Collective::Broadcast, "ring"), "chain");  // ccbench's ring family
