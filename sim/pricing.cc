@@ -39,20 +39,18 @@ SharedMemoryView sharedView(const Plan& plan, const Shape& shape, const Pricing&
 
 // The busiest core serves ceil(copiers / cores) ranks' copies one after another; oversubscribed,
 // it also schedules that many ranks in each step (the oversubscribed latency is paid per rank).
-double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
+// `waiting`: ranks beside them that copy nothing but take their turns on the cores.
+double coreLoad(const Transfer& t, const Shape& shape, const Pricing& pricing, int waiting = 0) {
   const int busy = pricing.waitingRanksYield && t.busyCopiers > 0 ? t.busyCopiers : t.copiers;
-  const int copiers = std::min(std::max(busy, 1), shape.perNode());
-  return std::ceil(static_cast<double>(copiers) / pricing.cores);
+  const int ranks = std::min(std::max(busy, 1) + waiting, shape.perNode());
+  return std::ceil(static_cast<double>(ranks) / pricing.cores);
 }
 
 // The ranks the busiest core schedules in each step of a transfer on more ranks than cores:
 // those copying and, on a host whose waiting ranks take their turns (IntraNode::
 // waitingRanksTakeTurns), those waiting through it beside them (Transfer::waitingRanks).
 double schedulingLoad(const Transfer& t, const Shape& shape, const Pricing& pricing) {
-  if (t.waitingRanks == 0 || !pricing.waitingRanksTakeTurns) return coreLoad(t, shape, pricing);
-  const int busy = pricing.waitingRanksYield && t.busyCopiers > 0 ? t.busyCopiers : t.copiers;
-  const int ranks = std::min(std::max(busy, 1) + t.waitingRanks, shape.perNode());
-  return std::ceil(static_cast<double>(ranks) / pricing.cores);
+  return coreLoad(t, shape, pricing, pricing.waitingRanksTakeTurns ? t.waitingRanks : 0);
 }
 
 // Shared memory: the bytes the busiest core copies for a transfer, one after another.
