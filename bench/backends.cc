@@ -105,6 +105,7 @@ class HostAlgorithmBackend final : public Backend {
     if (segment_) {
       run.config[results::kShmSingleCopyKey] = singleCopy_.bytes;
       run.config[results::kShmSingleCopyRootedKey] = singleCopy_.rootedBytes;
+      run.config[results::kShmPackedKey] = ShmTransport::kPackedMaxBytes;
     }
   }
 

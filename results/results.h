@@ -108,6 +108,9 @@ int emulatedRanksPerNode(const RunInfo& run);
 inline constexpr const char* kTransportKey = "transport";
 inline constexpr const char* kShmSingleCopyKey = "shm_single_copy_bytes";
 inline constexpr const char* kShmSingleCopyRootedKey = "shm_single_copy_rooted_bytes";
+// Over "shm": messages of this many bytes and fewer travelled packed, a few to a cache line
+// (ShmTransport::kPackedMaxBytes; recorded since 2026-12-07, packing began 2026-12-04).
+inline constexpr const char* kShmPackedKey = "shm_packed_bytes";
 // The pieces cclab's own copies of host memory went in (HostDevice: a rank's local copies; 0: one
 // memcpy a copy), recorded by ccbench's cclab backend on the CPU, over either transport.
 inline constexpr const char* kHostCopyPieceKey = "host_copy_piece_bytes";
@@ -122,6 +125,11 @@ int cclabCopiesPerMessage(const RunInfo& run);
 // `collective` straight out of the sender's memory (one copy; config shm_single_copy_bytes, for a
 // rooted collective shm_single_copy_rooted_bytes where the run recorded it); 0: never, or not over "shm".
 double cclabSingleCopyBytes(const RunInfo& run, Collective collective);
+// Over "shm": the size up to which its messages travelled packed (config shm_packed_bytes). Runs
+// before ccbench recorded it: 24 from kShmPackedSince on (the one size the transport has packed),
+// 0 before; -1 without a start time. 0 over "mpi", or with no cclab on the CPU.
+inline constexpr const char* kShmPackedSince = "2026-12-04T11:57:38Z";  // commit aaf9659b
+double cclabPackedBytes(const RunInfo& run);
 // Whether cclab's ranks gave up their cores while they waited: over "shm", whose ranks yield at
 // once when they outnumber the cores (Open MPI's spin in its progress loop first).
 bool cclabWaitingRanksYield(const RunInfo& run);

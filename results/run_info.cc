@@ -82,6 +82,14 @@ double cclabSingleCopyBytes(const RunInfo& run, Collective collective) {
   return singleCopy != run.config.end() && singleCopy->is_number() ? std::max(0.0, singleCopy->get<double>()) : 0;
 }
 
+double cclabPackedBytes(const RunInfo& run) {
+  if (cclabTransport(run) != "shm") return 0;
+  const auto packed = run.config.find(kShmPackedKey);
+  if (packed != run.config.end() && packed->is_number() && packed->get<double>() >= 0) return packed->get<double>();
+  if (run.startTime.empty()) return -1;
+  return run.startTime >= kShmPackedSince ? 24 : 0;  // ISO 8601 in UTC: ordered as text
+}
+
 bool cclabWaitingRanksYield(const RunInfo& run) { return cclabTransport(run) == "shm"; }
 
 double cclabHostCopyPieceBytes(const RunInfo& run) {

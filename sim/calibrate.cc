@@ -137,6 +137,7 @@ Calibration entryFrom(const std::vector<double>& c, LinkClass link, int cacheLev
   e.link = link;
   e.latencyUs = c[0];
   e.oversubscribedLatencyUs = c[1];
+  e.packedOversubscribedLatencyUs = c[Features::kPackedOversubscribedTerm];
   e.bandwidthGBps = toGBps(c[2]);
   for (int l = 0; l < cacheLevels; ++l) e.cacheBandwidthGBps.push_back(toGBps(c[static_cast<std::size_t>(Features::kCacheTerm + l)]));
   e.rendezvousLatencyUs = c[Features::kRendezvousTerm];
@@ -190,6 +191,7 @@ void applyToLink(Cluster& c, LinkClass link, const Calibration& fit) {
     case LinkClass::Intra:
       c.intra.latencyUs = fit.latencyUs;
       c.intra.oversubscribedLatencyUs = fit.oversubscribedLatencyUs;
+      c.intra.packedOversubscribedLatencyUs = fit.packedOversubscribedLatencyUs;
       c.intra.rendezvousLatencyUs = fit.rendezvousLatencyUs;
       c.intra.bandwidthGBps = fit.bandwidthGBps;
       c.intra.efficiency = 1;
@@ -292,7 +294,7 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
       ++skipped[fmt::format("an algorithm the simulator does not model ('{}')", r.algo)];
       continue;
     }
-    const Pricing pricing = predictor.pricingFor(nullptr, r.collective);
+    const Pricing pricing = predictor.pricingFor(nullptr, r.collective, r.backend);
     LinkClass link = LinkClass::Local;
     Plan fitted = plan;     // the part the features describe
     double copiesUs = 0;    // the local copies priced apart (splitLocalCopies)
@@ -315,7 +317,7 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
       const Features borrowed = planFeatures(s.borrowed, shape, pricing, link);
       // What the lender does not price stays this group's: the borrowed phases' steps, or their bytes.
       for (int j = 0; j < Features::kColumns; ++j) {
-        const bool stepTerm = j == 0 || j == 1 || j == Features::kRendezvousTerm;
+        const bool stepTerm = j == 0 || j == 1 || j == Features::kRendezvousTerm || j == Features::kPackedOversubscribedTerm;
         if (j != Features::kCallTerm && stepTerm != s.borrowing.latencies) {
           s.ownFeatures.x[static_cast<std::size_t>(j)] += borrowed.x[static_cast<std::size_t>(j)];
         }
@@ -354,7 +356,10 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     // algorithm's (the groups below fit it).
     // Nor a fresh-data term: the cluster's description has none (its groups fit their own).
     for (auto& s : pooled) s.features.x[Features::kCallTerm] = s.features.x[Features::kFreshTerm] = 0;
-    const std::vector<double> c = fitNonNegative(pooled);
+    std::vector<double> c = fitNonNegative(pooled);
+    // No packed step among the rows: packed steps pay what the others do.
+    const auto packed = static_cast<std::size_t>(Features::kPackedOversubscribedTerm);
+    if (std::none_of(pooled.begin(), pooled.end(), [&](const Sample& s) { return s.features.x[packed] != 0; })) c[packed] = c[1];
     pooledCoefficients[link] = c;
     applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));
     report.linkFits.push_back({link, quality(pooled, std::vector<const std::vector<double>*>(pooled.size(), &c))});
@@ -410,6 +415,9 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
         if (!seen) c[j] = pooled->second[j];
       }
     }
+    // No packed step among this group's rows: its packed steps pay what its others do.
+    const auto packed = static_cast<std::size_t>(Features::kPackedOversubscribedTerm);
+    if (std::none_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[packed] != 0; })) c[packed] = c[1];
     Calibration entry = entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0);
     entry.implementation = impl;
     entry.collective = static_cast<Collective>(collective);
@@ -483,9 +491,10 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
   if (base.intra.kind == FabricKind::SharedMemory) {
     std::set<int> copies;
     std::set<bool> yields;
-    std::set<double> singleCopies, rootedSingleCopies, copyPieces;
+    std::set<double> singleCopies, rootedSingleCopies, copyPieces, packed;
     for (const Measurement& m : rows) {
       if (m.hostCopyPieceBytes >= 0) copyPieces.insert(m.hostCopyPieceBytes);
+      if (m.copiesPerMessage > 0 && m.packedBytes >= 0) packed.insert(m.packedBytes);
       if (m.copiesPerMessage > 0) {
         copies.insert(m.copiesPerMessage);
         yields.insert(m.waitingRanksYield);
@@ -501,6 +510,9 @@ CalibrationReport calibrate(const Cluster& described, const std::vector<Measurem
     // So do the pieces their host copies went in, where every run that recorded them agrees:
     // the fitted bandwidths carry them (IntraNode::copyPieceBytes).
     if (copyPieces.size() == 1) base.intra.copyPieceBytes = *copyPieces.begin();
+    // And the size up to which their messages travelled packed, where they recorded it (runs
+    // before ccbench did: the description's, IntraNode::packedMaxBytes).
+    if (packed.size() == 1) base.intra.packedMaxBytes = *packed.begin();
   }
   report.copyFit = fitCopies(described, rows);
   if (report.copyFit.pairs > 0) {

@@ -125,6 +125,8 @@ IntraNode readIntra(const JsonReader& in) {
     if (intra.copiesPerMessage != 1 && intra.copiesPerMessage != 2) in.fail("copies_per_message", "must be 1 or 2");
     intra.waitingRanksYield = in.get<bool>("waiting_ranks_yield", false);
     intra.waitingRanksTakeTurns = in.get<bool>("waiting_ranks_take_turns", false);
+    intra.packedMaxBytes = in.positive("packed_max_bytes", 0.0, true);
+    if (in.has("packed_oversubscribed_latency_us")) intra.packedOversubscribedLatencyUs = in.positive("packed_oversubscribed_latency_us", true);
     intra.singleCopyBytes = in.positive("single_copy_bytes", 0.0, true);
     intra.singleCopyRootedBytes = in.positive("single_copy_rooted_bytes", intra.singleCopyBytes, true);
     intra.copyPieceBytes = in.positive("copy_piece_bytes", intra.copyPieceBytes, true);
@@ -165,6 +167,7 @@ Calibration readCalibration(const JsonReader& in) {
   c.link = pick(in, "link", kLinks);
   c.latencyUs = in.positive("latency_us", true);
   c.oversubscribedLatencyUs = in.positive("oversubscribed_latency_us", 0.0, true);
+  c.packedOversubscribedLatencyUs = in.positive("packed_oversubscribed_latency_us", c.oversubscribedLatencyUs, true);
   c.rendezvousLatencyUs = in.positive("rendezvous_latency_us", 0.0, true);
   c.callOverheadUs = in.positive("call_overhead_us", 0.0, true);
   c.bandwidthGBps = in.positive("bandwidth_gbps");
@@ -202,6 +205,7 @@ Json calibrationToJson(const Calibration& c) {
             {"latency_us", c.latencyUs},
             {"bandwidth_gbps", c.bandwidthGBps}};
   if (c.oversubscribedLatencyUs > 0) j["oversubscribed_latency_us"] = c.oversubscribedLatencyUs;
+  if (c.packedOversubscribedLatencyUs != c.oversubscribedLatencyUs) j["packed_oversubscribed_latency_us"] = c.packedOversubscribedLatencyUs;
   if (c.rendezvousLatencyUs > 0) j["rendezvous_latency_us"] = c.rendezvousLatencyUs;
   if (c.callOverheadUs > 0) j["call_overhead_us"] = c.callOverheadUs;
   if (!c.cacheBandwidthGBps.empty()) j["cache_bandwidth_gbps"] = c.cacheBandwidthGBps;
@@ -318,6 +322,14 @@ Json toJson(const Cluster& cluster) {
     }
     if (cluster.intra.waitingRanksYield) intra["waiting_ranks_yield"] = true;
     if (cluster.intra.waitingRanksTakeTurns) intra["waiting_ranks_take_turns"] = true;
+    if (cluster.intra.packedMaxBytes > 0 || intra.contains("packed_max_bytes")) {
+      intra["packed_max_bytes"] = static_cast<std::int64_t>(cluster.intra.packedMaxBytes);
+    }
+    if (cluster.intra.packedOversubscribedLatencyUs >= 0 && cluster.intra.packedOversubscribedLatencyUs != cluster.intra.oversubscribedLatencyUs) {
+      intra["packed_oversubscribed_latency_us"] = cluster.intra.packedOversubscribedLatencyUs;
+    } else {
+      intra.erase("packed_oversubscribed_latency_us");  // absent: the oversubscribed latency
+    }
     for (std::size_t i = 0; i < cluster.intra.caches.size() && i < intra["caches"].size(); ++i) {
       intra["caches"][i]["bandwidth_gbps"] = cluster.intra.caches[i].bandwidthGBps;
       Json& level = intra["caches"][i];

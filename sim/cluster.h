@@ -80,6 +80,14 @@ struct IntraNode {
   // Shared memory: extra per step when ranks outnumber cores; a GPU that processes share (a
   // calibration measured on one): extra per step per further process on it (pricing.h).
   double oversubscribedLatencyUs = 0;
+  // Shared memory: cclab's transport packs messages of this many bytes and fewer a few to a cache
+  // line (ShmTransport::kPackedMaxBytes, since 2026-12-04): a receiver scheduled in after a wait
+  // takes every message its sender packed meanwhile from one line, so on more ranks than cores a
+  // step of such messages pays its own oversubscribed latency (packedOversubscribedLatencyUs).
+  // 0: nothing packed. `ccsim calibrate` sets it from the runs it fits (results config
+  // `shm_packed_bytes`; runs that do not record it: the description's).
+  double packedMaxBytes = 0;
+  double packedOversubscribedLatencyUs = -1;  // < 0: oversubscribedLatencyUs
   // Shared memory: messages of at least this many bytes take the transport's rendezvous protocol
   // (a handshake before the single copy: Open MPI's vader BTL above btl_vader_eager_limit), each
   // such step paying rendezvousLatencyUs more. 0: one protocol at every size.
@@ -185,6 +193,7 @@ struct Calibration {
   LinkClass link = LinkClass::Intra;
   double latencyUs = 0;
   double oversubscribedLatencyUs = 0;
+  double packedOversubscribedLatencyUs = 0;  // shared memory: the same for a step of packed messages (IntraNode::packedMaxBytes); absent in JSON: oversubscribedLatencyUs
   double rendezvousLatencyUs = 0;           // shared memory: extra per step above the eager limit
   double callOverheadUs = 0;                // once per call, beyond the launch latency
   double bandwidthGBps = 0;                 // effective: efficiency included

@@ -49,6 +49,7 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths,
                                 emulatedPerNode, row.backend == kOwnBackend ? copies : 0, row.backend == kOwnBackend && yield, path});
       if (row.backend == kOwnBackend) {
         all.back().singleCopyBytes = results::cclabSingleCopyBytes(imported.file.run, row.collective);
+        all.back().packedBytes = results::cclabPackedBytes(imported.file.run);
         all.back().hostCopyPieceBytes = results::cclabHostCopyPieceBytes(imported.file.run);
         all.back().sharedHostBuffers = results::cclabSharedHostBuffers(imported.file.run);
       }
@@ -58,12 +59,12 @@ std::vector<Measurement> loadMeasurements(const std::vector<std::string>& paths,
 }
 
 std::vector<Measurement> mergeRepeats(const std::vector<Measurement>& rows, Launches launches) {
-  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int, bool, double, double, bool>;
+  using Key = std::tuple<std::string, std::string, int, int, int, int, bool, std::uint64_t, int, int, int, int, int, bool, double, double, double, bool>;
   auto keyOf = [](const Measurement& m) {
     const results::Row& r = m.row;
     return Key{r.backend, r.algo, static_cast<int>(r.collective), static_cast<int>(r.dtype), r.op ? static_cast<int>(*r.op) : -1,
                r.root, r.inPlace, r.sizeBytes, r.nranks, m.nodes, m.perDevice, m.emulatedPerNode, m.copiesPerMessage,
-               m.waitingRanksYield, m.singleCopyBytes, m.hostCopyPieceBytes, m.sharedHostBuffers};  // the transport, the host copies and buffers
+               m.waitingRanksYield, m.singleCopyBytes, m.packedBytes, m.hostCopyPieceBytes, m.sharedHostBuffers};  // the transport, the host copies and buffers
   };
   std::map<Key, std::vector<const Measurement*>> same;
   std::vector<Key> order;

@@ -20,6 +20,7 @@ struct Measurement {
   std::string source;  // the file (the first, for several launches)
   int repeats = 1;     // launches this row stands for (mergeRepeats)
   double singleCopyBytes = 0;  // cclab's rows over shared memory: messages this large took one copy (results::cclabSingleCopyBytes); 0: never
+  double packedBytes = 0;  // cclab's rows: messages this small travelled packed (results::cclabPackedBytes); 0: none; -1: not recorded
   double hostCopyPieceBytes = -1;  // cclab's rows: the pieces its host copies went in (results::cclabHostCopyPieceBytes); -1: not recorded
   bool sharedHostBuffers = false;  // cclab's rows: its buffers were shared memory the peers mapped (results::cclabSharedHostBuffers)
 };

@@ -136,12 +136,15 @@ const Calibration* Predictor::calibration(std::string_view implementation, Colle
   return findCalibration(cluster_.calibrations, implementation, collective, algo, inPlace);
 }
 
-Pricing Predictor::pricingFor(const Calibration* entry, Collective collective) const {
+Pricing Predictor::pricingFor(const Calibration* entry, Collective collective, std::string_view implementation) const {
   Pricing p = base_.forCollective(collective);
+  if (entry != nullptr) implementation = entry->implementation;
+  if (!implementation.empty() && implementation != kOwnBackend) p.packedMaxBytes = 0;
   if (entry == nullptr) return p;
   LinkPrice& link = p.link(entry->link);
   link.latencyUs = entry->latencyUs;
   link.oversubscribedLatencyUs = entry->oversubscribedLatencyUs;
+  link.packedOversubscribedLatencyUs = entry->packedOversubscribedLatencyUs;
   link.rendezvousLatencyUs = entry->rendezvousLatencyUs;
   link.bandwidthGBps = entry->bandwidthGBps;
   for (std::size_t l = 0; l < entry->cacheBandwidthGBps.size() && l < link.cacheGBps.size(); ++l) {
@@ -166,7 +169,7 @@ double Predictor::timeOf(Collective collective, std::string_view algo, const Sha
   const Plan p = plan(collective, algo, shape, query.bytes, query.inPlace, query.implementation == kOwnBackend);
   const Calibration* entry = calibration(query.implementation, collective, algo, query.inPlace);
   calibrated = entry != nullptr;
-  const Pricing pricing = pricingFor(entry, collective);
+  const Pricing pricing = pricingFor(entry, collective, query.implementation);
   // Phases that borrow another algorithm's bandwidths or latencies (Phase::bandwidthFitOf,
   // latencyFitOf) are priced with them where the calibration holds that fit; the launch is paid once.
   Plan own, borrowed;
@@ -193,7 +196,7 @@ Prediction Predictor::predict(const Query& query) const {
     // that library's measurements; otherwise the simulator's tuner stands in for the library.
     if (const Calibration* entry = calibration(query.implementation, query.collective, query.algo, query.inPlace)) {
       const Plan p = plan(query.collective, query.algo, shape, query.bytes, query.inPlace, false);
-      best.timeUs = priceUs(p, shape, pricingFor(entry, query.collective));
+      best.timeUs = priceUs(p, shape, pricingFor(entry, query.collective, query.implementation));
       best.algo = std::string(query.algo);
       best.calibrated = true;
       return best;

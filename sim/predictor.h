@@ -67,8 +67,10 @@ class Predictor {
 
   const Pricing& pricing() const { return base_; }
   // The pricing of a calibration entry on this cluster's shape (null: the description's own) for
-  // a call of `collective` (Pricing::forCollective: a rooted call's single-copy threshold).
-  Pricing pricingFor(const Calibration* entry, Collective collective) const;
+  // a call of `collective` (Pricing::forCollective: a rooted call's single-copy threshold) by
+  // `implementation` (the entry's where there is one): nothing packed but for cclab's own, whose
+  // transport packs (IntraNode::packedMaxBytes), or for no implementation named.
+  Pricing pricingFor(const Calibration* entry, Collective collective, std::string_view implementation = {}) const;
   const Cluster& cluster() const { return cluster_; }
 
  private:

@@ -146,6 +146,8 @@ Pricing basePricing(const Cluster& c) {
   p.launchLatencyUs = c.gpu.launchLatencyUs;
   p.intra.latencyUs = c.intra.latencyUs;
   p.intra.oversubscribedLatencyUs = c.intra.oversubscribedLatencyUs;
+  p.intra.packedOversubscribedLatencyUs =
+      c.intra.packedOversubscribedLatencyUs >= 0 ? c.intra.packedOversubscribedLatencyUs : c.intra.oversubscribedLatencyUs;
   p.intra.bandwidthGBps = c.intra.bandwidthGBps * c.intra.efficiency;
   if (c.intra.nvls) p.nvlsFactor = c.intra.nvlsEfficiency / c.intra.efficiency;
   if (c.intra.kind == FabricKind::PCIe) {
@@ -175,6 +177,7 @@ Pricing basePricing(const Cluster& c) {
     p.singleCopyRootedBytes = c.intra.singleCopyRootedBytes;
     p.waitingRanksYield = c.intra.waitingRanksYield;
     p.waitingRanksTakeTurns = c.intra.waitingRanksTakeTurns;
+    p.packedMaxBytes = c.intra.packedMaxBytes;
     p.cacheLevels = static_cast<int>(std::min<std::size_t>(c.intra.caches.size(), 3));
     for (int l = 0; l < p.cacheLevels; ++l) {
       const CacheLevel& level = c.intra.caches[static_cast<std::size_t>(l)];
@@ -201,6 +204,7 @@ Pricing withFitOf(const Pricing& own, const Pricing& lender, bool latencies) {
     if (latencies) {
       link.latencyUs = lent.latencyUs;
       link.oversubscribedLatencyUs = lent.oversubscribedLatencyUs;
+      link.packedOversubscribedLatencyUs = lent.packedOversubscribedLatencyUs;
       link.rendezvousLatencyUs = lent.rendezvousLatencyUs;
     } else {
       link.bandwidthGBps = lent.bandwidthGBps;
@@ -216,7 +220,8 @@ Pricing bandwidthsOnly(const Pricing& lender) {
   Pricing p = lender;
   p.launchLatencyUs = 0;
   for (LinkClass l : {LinkClass::Local, LinkClass::Intra, LinkClass::Inter}) {
-    p.link(l).latencyUs = p.link(l).oversubscribedLatencyUs = p.link(l).rendezvousLatencyUs = 0;
+    LinkPrice& link = p.link(l);
+    link.latencyUs = link.oversubscribedLatencyUs = link.packedOversubscribedLatencyUs = link.rendezvousLatencyUs = 0;
   }
   return p;
 }
@@ -248,7 +253,8 @@ double priceUs(const Plan& plan, const Shape& shape, const Pricing& pricing) {
       if (t.link == LinkClass::Local) {
         latency += t.steps * link.latencyUs;  // a device copy's fixed cost (0 on shared memory: a memcpy)
       } else {
-        const double perStep = link.latencyUs + (shm.oversubscribed ? link.oversubscribedLatencyUs * schedulingLoad(t, shape, pricing) : 0.0) +
+        const double oversubscribed = pricing.packed(t) ? link.packedOversubscribedLatencyUs : link.oversubscribedLatencyUs;
+        const double perStep = link.latencyUs + (shm.oversubscribed ? oversubscribed * schedulingLoad(t, shape, pricing) : 0.0) +
                                (pricing.rendezvous(t) ? link.rendezvousLatencyUs : 0.0);
         latency += stepsInSequence(t, shape, pricing) * perStep;
         if (link.oversubscribedLatencyUs > 0) latency += sharedDeviceSteps(t, shape, pricing) * link.oversubscribedLatencyUs;
@@ -271,7 +277,7 @@ Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& prici
       if (t.link != LinkClass::Local) {  // a rank's own copies have no messages (priceUs)
         const double steps = stepsInSequence(t, shape, pricing);
         f.x[0] += steps;
-        if (shm.oversubscribed) f.x[1] += steps * schedulingLoad(t, shape, pricing);
+        if (shm.oversubscribed) f.x[pricing.packed(t) ? Features::kPackedOversubscribedTerm : 1] += steps * schedulingLoad(t, shape, pricing);
         f.x[1] += sharedDeviceSteps(t, shape, pricing);
         if (pricing.rendezvous(t)) f.x[Features::kRendezvousTerm] += steps;
       }

@@ -17,6 +17,9 @@ struct LinkPrice {
   // Shared memory: extra per step when ranks outnumber cores. A GPU shared by several processes:
   // extra per step for each further process the step keeps busy on it (pricing.cc).
   double oversubscribedLatencyUs = 0;
+  // Shared memory: the same for a step whose messages travel packed (Pricing::packed), in place of
+  // oversubscribedLatencyUs.
+  double packedOversubscribedLatencyUs = 0;
   double rendezvousLatencyUs = 0;          // shared memory: extra per step of a message above the eager limit
   double bandwidthGBps = 0;                // effective (efficiency included); shared memory: one core from DRAM
   std::array<double, 3> cacheGBps{};       // shared memory: per cache level of the cluster
@@ -44,6 +47,7 @@ struct Pricing {
   double singleCopyRootedBytes = 0;  // IntraNode::singleCopyRootedBytes: the same in a rooted call
   bool waitingRanksYield = false;  // IntraNode::waitingRanksYield
   bool waitingRanksTakeTurns = false;  // IntraNode::waitingRanksTakeTurns
+  double packedMaxBytes = 0;  // IntraNode::packedMaxBytes
 
   // The size of each of a transfer's messages: its bytes over its steps (0 for a transfer of no steps).
   static double messageBytes(const Transfer& t) { return t.steps > 0 ? t.bytes / t.steps : 0; }
@@ -61,6 +65,11 @@ struct Pricing {
   bool rendezvous(const Transfer& t) const {
     return sharedMemory && eagerLimitBytes > 0 && t.link != LinkClass::Inter &&
            messageBytes(t) >= eagerLimitBytes;
+  }
+
+  // Whether a transfer's messages travel packed, a few to a cache line (IntraNode::packedMaxBytes).
+  bool packed(const Transfer& t) const {
+    return sharedMemory && packedMaxBytes > 0 && t.link != LinkClass::Inter && t.steps > 0 && messageBytes(t) <= packedMaxBytes;
   }
 
   // This pricing for a call of `collective`: a rooted call's messages take the single copy from
@@ -102,10 +111,11 @@ Pricing latenciesOnly(const Pricing& lender);
 // at the link's bandwidth (shared memory: from DRAM), then per byte from each of up to 3 cache
 // levels, then extra latency per rendezvous step, then a call's own overhead beyond the launch
 // latency: 1 for every plan that moves data, then microseconds per byte read out of data written
-// in this call, beyond its copy: Transfer::freshShare). Local plans (one rank) put the launch
+// in this call, beyond its copy: Transfer::freshShare, then extra latency per oversubscribed step
+// whose messages travel packed, in place of the second term's). Local plans (one rank) put the launch
 // latency in the first coefficient. Terms a plan cannot see stay zero, and the fit leaves them out.
 struct Features {
-  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6, kCallTerm = 7, kFreshTerm = 8, kColumns = 9;
+  static constexpr int kCacheTerm = 3, kRendezvousTerm = 6, kCallTerm = 7, kFreshTerm = 8, kPackedOversubscribedTerm = 9, kColumns = 10;
   std::array<double, kColumns> x{};
 };
 Features planFeatures(const Plan& plan, const Shape& shape, const Pricing& pricing, LinkClass link);

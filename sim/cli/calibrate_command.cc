@@ -84,16 +84,16 @@ int run(const CalibrateOptions& o) {
 
   std::string text = fmt::format("# ccsim calibrate: {} rows{} from {} file{} on cluster '{}'\n", rows.size(), repeatsNote(rows, launches),
                                  o.inputs.size(), o.inputs.size() == 1 ? "" : "s", base.name);
-  text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>10} {:>18} {:>11} {:>6} {:>8} {:>8}\n", "impl", "collective",
-                      "algo", "place", "link", "rows", "lat(us)", "over(us)", "rdv(us)", "call(us)", "bw(GB/s)", "L2/L3 bw (GB/s)", "fresh(GB/s)", "R2",
-                      "med|%|", "max|%|");
+  text += fmt::format("# {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>18} {:>11} {:>6} {:>8} {:>8}\n", "impl",
+                      "collective", "algo", "place", "link", "rows", "lat(us)", "over(us)", "pack(us)", "rdv(us)", "call(us)", "bw(GB/s)", "L2/L3 bw (GB/s)",
+                      "fresh(GB/s)", "R2", "med|%|", "max|%|");
   for (const Calibration& g : report.groups) {
     std::string caches;
     for (double b : g.cacheBandwidthGBps) caches += fmt::format("{}{:.3g}", caches.empty() ? "" : "/", b);
     const std::string fresh = g.freshBandwidthGBps > 0 ? fmt::format("{:.4g}", g.freshBandwidthGBps) : "-";
-    text += fmt::format("  {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.4g} {:>18} {:>11} {:>6.3f} {:>8.1f} {:>8.1f}\n",
+    text += fmt::format("  {:<6} {:<15} {:<9} {:<5} {:<5} {:>5} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>10.4g} {:>18} {:>11} {:>6.3f} {:>8.1f} {:>8.1f}\n",
                         g.implementation, name(g.collective), g.algo, g.inPlace ? "in" : "out", name(g.link), g.fit.rows,
-                        g.latencyUs, g.oversubscribedLatencyUs, g.rendezvousLatencyUs, g.callOverheadUs, g.bandwidthGBps, caches.empty() ? "-" : caches, fresh,
+                        g.latencyUs, g.oversubscribedLatencyUs, g.packedOversubscribedLatencyUs, g.rendezvousLatencyUs, g.callOverheadUs, g.bandwidthGBps, caches.empty() ? "-" : caches, fresh,
                         g.fit.r2, g.fit.medianAbsErrorPct, g.fit.maxAbsErrorPct);
   }
   for (const auto& link : report.linkFits) {

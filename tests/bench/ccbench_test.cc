@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "collectives/algorithms/algorithms.h"
+#include "collectives/shm_transport.h"
 #include "bench/tuner.h"
 #include "results/text_format.h"
 #include "tests/command.h"
@@ -370,6 +371,17 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::AllReduce), 0);
   EXPECT_EQ(results::cclabSingleCopyBytes(results::readResults(json).file.run, Collective::Reduce), 0);  // the flag sets both
   EXPECT_TRUE(results::cclabWaitingRanksYield(file.file.run));
+  EXPECT_EQ(file.file.run.config.at(results::kShmPackedKey), ShmTransport::kPackedMaxBytes);
+  EXPECT_EQ(results::cclabPackedBytes(file.file.run), static_cast<double>(ShmTransport::kPackedMaxBytes));
+  // Runs from before ccbench recorded it: packed from the day the transport began to, not before.
+  results::RunInfo unrecorded = file.file.run;
+  unrecorded.config.erase(results::kShmPackedKey);
+  unrecorded.startTime = "2026-12-04T11:57:37Z";
+  EXPECT_EQ(results::cclabPackedBytes(unrecorded), 0);
+  unrecorded.startTime = "2026-12-05T09:13:48Z";
+  EXPECT_EQ(results::cclabPackedBytes(unrecorded), 24);
+  unrecorded.startTime.clear();
+  EXPECT_EQ(results::cclabPackedBytes(unrecorded), -1);
   ASSERT_FALSE(file.file.rows.empty());
   for (const results::Row& row : file.file.rows) EXPECT_EQ(row.wrong, 0);
   const Outcome singleCopy = ccbench(2, "all_reduce --backend cclab --shm-single-copy 1K -b 1K -e 1K -n 1 -w 0 -J " + json);
@@ -403,6 +415,7 @@ TEST_F(Ccbench, RecordsTheEmulatedNodesAndTheTransportOfARun) {
   EXPECT_EQ(results::cclabCopiesPerMessage(mpiRun), 1);
   EXPECT_EQ(results::cclabSingleCopyBytes(mpiRun, Collective::AllReduce), 0);
   EXPECT_FALSE(results::cclabWaitingRanksYield(mpiRun));
+  EXPECT_EQ(results::cclabPackedBytes(mpiRun), 0);
   const Outcome libraryOnly = ccbench(2, "all_reduce --backend mpi -b 1K -e 1K -n 1 -w 0 -J " + json);
   ASSERT_EQ(libraryOnly.exitCode, 0) << libraryOnly.err;
   EXPECT_EQ(results::cclabCopiesPerMessage(results::readResults(json).file.run), 0);  // no cclab: no transport

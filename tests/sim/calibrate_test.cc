@@ -248,6 +248,73 @@ TEST(Calibrate, OversubscribedStepsPayPerRankOfTheBusiestCore) {
   EXPECT_NEAR(smallUs(Collective::AllReduce, "rd", 5), 2 * (0.5 + 1 * 1) + 2 * (0.5 + 2 * 1), 0.05);
 }
 
+// cclab's shared-memory transport packs messages of 24 bytes and fewer a few to a cache line
+// (IntraNode::packedMaxBytes): on more ranks than cores a receiver scheduled in after a wait takes
+// all its sender packed meanwhile, so such a step pays the packed oversubscribed latency instead
+// of the other. Ring all_gather at 3 ranks: 24 B is 8-byte blocks (packed), 96 B 32-byte ones.
+// Only cclab's rows pack (another implementation, or a description without packing, prices both
+// alike); ccsim calibrate takes the size from the runs and recovers both latencies from 2 and 4
+// ranks, which then price 3 and 5 exactly.
+TEST(Calibrate, PackedStepsPayTheirOwnOversubscribedLatency) {
+  Cluster c = amdThroughTheSlots();
+  ASSERT_EQ(c.intra.packedMaxBytes, 24);
+  c.intra.latencyUs = 0.5;
+  c.intra.oversubscribedLatencyUs = 1;
+  c.intra.packedOversubscribedLatencyUs = 0.25;
+  c.intra.rendezvousLatencyUs = 0;
+  auto us = [](const Cluster& cluster, double bytes, int n, std::string_view impl) {
+    Cluster shaped = cluster;
+    reshape(shaped, 1, n);
+    return Predictor(shaped).predict(Query{Collective::AllGather, "ring", bytes, n, 1, false, impl, 1}).timeUs;
+  };
+  EXPECT_NEAR(us(c, 24, 3, kOwnBackend), 2 * (0.5 + 2 * 0.25), 0.05);
+  EXPECT_NEAR(us(c, 96, 3, kOwnBackend), 2 * (0.5 + 2 * 1), 0.05);
+  EXPECT_NEAR(us(c, 16, 2, kOwnBackend), 0.5, 0.05);  // not oversubscribed: no difference
+  EXPECT_NEAR(us(c, 24, 3, "mpi"), us(c, 96, 3, "mpi"), 0.05);
+  Cluster unpacked = c;
+  unpacked.intra.packedMaxBytes = 0;
+  EXPECT_NEAR(us(unpacked, 24, 3, kOwnBackend), 2 * (0.5 + 2 * 1), 0.05);
+  // Written and read back; absent, the packed latency is the other one.
+  const Cluster back = clusterFromJson(toJson(c), "test");
+  EXPECT_EQ(back.intra.packedMaxBytes, 24);
+  EXPECT_EQ(back.intra.packedOversubscribedLatencyUs, 0.25);
+  Cluster described = c;
+  described.intra.packedOversubscribedLatencyUs = -1;
+  EXPECT_NEAR(us(described, 24, 3, kOwnBackend), us(described, 96, 3, kOwnBackend), 0.05);
+
+  // cclab's rows at 2-5 ranks, 8 B to 1 KiB a block ("measured" on c), recorded as packed up to 24 B.
+  auto rows = [&](std::vector<int> ranks, double packedBytes) {
+    std::vector<Measurement> out;
+    for (int n : ranks) {
+      for (double bytes = 8; bytes <= 1024; bytes *= 2) {
+        Measurement m;
+        m.row.backend = std::string(kOwnBackend);
+        m.row.algo = "ring";
+        m.row.collective = Collective::AllGather;
+        m.row.nranks = n;
+        m.row.sizeBytes = static_cast<std::uint64_t>(bytes * n);
+        m.row.timeUs = us(c, bytes * n, n, kOwnBackend);
+        m.copiesPerMessage = c.intra.copiesPerMessage;
+        m.packedBytes = packedBytes;
+        out.push_back(m);
+      }
+    }
+    return out;
+  };
+  Cluster base = amdThroughTheSlots();
+  base.intra.packedMaxBytes = 0;  // the runs say
+  const CalibrationReport report = calibrate(base, rows({2, 4}, 24));
+  EXPECT_EQ(report.fitted.intra.packedMaxBytes, 24);
+  ASSERT_EQ(report.groups.size(), 1u);
+  EXPECT_NEAR(report.groups[0].latencyUs, 0.5, 1e-6);
+  EXPECT_NEAR(report.groups[0].oversubscribedLatencyUs, 1, 1e-6);
+  EXPECT_NEAR(report.groups[0].packedOversubscribedLatencyUs, 0.25, 1e-6);
+  EXPECT_LT(validate(report.fitted, rows({3, 5}, 24)).ranges[5].maxAbsErrorPct, 1e-6);
+  // Runs that did not pack leave nothing packed; runs that did not say, the description's.
+  EXPECT_EQ(calibrate(c, rows({2, 4}, 0)).fitted.intra.packedMaxBytes, 0);
+  EXPECT_EQ(calibrate(c, rows({2, 4}, -1)).fitted.intra.packedMaxBytes, 24);
+}
+
 // A fold into the power of two is one-way: on a transport of two copies a message (cclab's shared
 // memory: the sender's core copies into the slots while the receiver's copies out) each core does
 // half of a swap's copying; with one copy (the receiver's, through CMA) it does all of it. So rd
