@@ -3,7 +3,8 @@
 // transport is the one ccbench runs between processes; threads share its region the way the
 // tests do, so no MPI is needed. And a large message's single copy both ways a receiver can make
 // it: process_vm_readv of the sender's buffer (private memory) against memcpy from a mapping of it
-// (a shared allocation), each of this process's own buffer (the kernel's path is the same).
+// (a shared allocation), each of this process's own buffer (the kernel's path is the same). And
+// whether a rank waiting beside an exchange on a core takes its turn there (two-core hosts).
 //
 //   ./build/benchmarks/shm_transport_bench --benchmark_repetitions=3
 
@@ -13,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -76,6 +78,71 @@ void BM_OneWay(benchmark::State& state) {
 }
 // Up to a slot (4 KiB): the sizes whose cache lines the slots' layout decides.
 BENCHMARK(BM_OneWay)->Arg(8)->Arg(48)->Arg(64)->Arg(112)->Arg(128)->Arg(160)->Arg(192)->Arg(256)->Arg(512)->Arg(1024)->Arg(4096)->UseRealTime();
+
+// Whether a rank that waits beside an exchange takes its turn on its core (the description's
+// intra_node.waiting_ranks_take_turns): three ranks on two cores, rank 0 and the waiting rank 2 on
+// core 0, rank 1 on core 1. Ranks 0 and 1 swap 8-byte messages (each posts a send and a receive,
+// then waits on both: one step of recursive doubling); rank 2, as a rank rd or rhd folds out,
+// either waits through the transport for rank 0's message at the end (arg 0: polling and
+// yielding, as the transport's wait does when ranks outnumber cores) or sleeps in the kernel
+// until a flag says the exchanges are done (arg 1: off the core). Both ranks exchanging yield
+// alike in both (the transport of three ranks on two cores yields at once), so the ratio of the
+// two exchange_us is what the waiting rank costs the exchange: near 1 where it does not take its
+// turn, near 2 where the core alternates between it and rank 0. Threads, not processes: a
+// switch between them keeps the address space, so a process's turn may cost more.
+void waitBeside(void* region, int mode, const std::atomic<bool>* done) {
+  pinToCore(0);
+  ShmTransport transport(region, 2, 3);
+  if (mode == 0) {
+    char message = 0;
+    transport.wait(transport.irecv(&message, 1, 0));
+    return;
+  }
+  while (!done->load(std::memory_order_acquire)) std::this_thread::sleep_for(std::chrono::microseconds(200));
+}
+
+void swapWith(ShmTransport& transport, int peer, char* out, char* in) {
+  const auto sent = transport.isend(out, 8, peer);
+  const auto received = transport.irecv(in, 8, peer);
+  transport.wait(sent);
+  transport.wait(received);
+}
+
+void BM_ExchangeBesideAWaitingRank(benchmark::State& state) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) != 2) {
+    state.SkipWithError("needs a host of two cores (three ranks on two)");
+    return;
+  }
+  const int mode = static_cast<int>(state.range(0));
+  Region region(3);
+  std::atomic<bool> done{false};
+  std::thread waiting(waitBeside, region.data, mode, &done);
+  std::thread partner([&] {
+    pinToCore(1);
+    ShmTransport transport(region.data, 1, 3);
+    char out[8] = {}, in[8] = {};
+    for (;;) {
+      swapWith(transport, 0, out, in);
+      if (in[0] == 'q') return;
+    }
+  });
+  pinToCore(0);
+  ShmTransport transport(region.data, 0, 3);
+  char out[8] = {}, in[8] = {};
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) swapWith(transport, 1, out, in);
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  out[0] = 'q';
+  swapWith(transport, 1, out, in);
+  partner.join();
+  done.store(true, std::memory_order_release);
+  char message = 'q';
+  if (mode == 0) transport.wait(transport.isend(&message, 1, 2));
+  waiting.join();
+  state.counters["exchange_us"] = us / static_cast<double>(state.iterations());
+  state.SetLabel(mode == 0 ? "rank 2 polling beside rank 0" : "rank 2 asleep");
+}
+BENCHMARK(BM_ExchangeBesideAWaitingRank)->Arg(0)->Arg(1)->UseRealTime();
 
 // A single-copy receive of `bytes`: arg 1 = 0 reads with process_vm_readv (as from a private
 // buffer), 1 copies with memcpy from a mapping of a shared allocation (PeerMappings, as from a
