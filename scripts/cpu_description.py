@@ -3,7 +3,7 @@
 collective calibration (`ccsim calibrate --cluster <out> sweep_np2.json sweep_np4.json`).
 
 Usage: scripts/cpu_description.py <cpu_gemm_bench.txt> <reduce_kernels_bench.txt> <preset.json> <out.json> [day]
-       scripts/cpu_description.py --host <name> <cpu_gemm_bench.txt> <reduce_kernels_bench.txt> <template.json> <out.json>
+       scripts/cpu_description.py --host <name> <cpu_gemm_bench.txt> <reduce_kernels_bench.txt> <template.json> <out.json> [waiting_rank_bench.txt]
 
 The first form refreshes a preset's measured figures. The second (scripts/describe_cpu_host.sh runs
 it) describes a machine no preset describes, as preset <name>: what it matches (/proc/cpuinfo's
@@ -24,6 +24,10 @@ From the GEMM benchmark's medians (run it with --benchmark_repetitions=5
                      passes run at about this rate, not at the in-cache rate of smaller buffers
                      (docs/performance.md, "Training steps").
 From the reduce-kernel benchmark: the host's memcpy rate (offload transfers: `host`).
+From benchmarks/shm_transport_bench's BM_ExchangeBesideAWaitingRank (--host, where given: two-core
+hosts): intra_node.waiting_ranks_take_turns, true where an exchange beside a rank polling on one of
+its cores takes WAITING_RATIO times (1.5) or more what it takes beside one asleep (near 1 where the
+waiting rank does not take its turn, near 2 where the core alternates; docs/cluster-format.md).
 """
 import glob
 import json
@@ -70,6 +74,30 @@ def measured_figures(d, bench, kernels):
         d["host"]["memory_bandwidth_gbps"] = memcpy
         d["host"]["source"] = f"the machine's memory: memcpy of 256 MiB, {copy} GiB/s read plus written ({kernels})"
     return f"peak {peak} GFLOP/s, curve {curve}, passes {passes} GB/s, memcpy {memcpy} GB/s"
+
+
+WAITING_RATIO = 1.5
+
+
+def waiting_ranks_take_turns(d, waiting):
+    """Sets intra_node.waiting_ranks_take_turns from BM_ExchangeBesideAWaitingRank's medians (arg 0:
+    the waiting rank polling, 1: asleep); where the benchmark measured nothing (not two cores), says so
+    and keeps the template's."""
+    text = open(waiting).read()
+    us = {m.group(1): float(m.group(2)) for m in re.finditer(r"^BM_ExchangeBesideAWaitingRank/(\d)/real_time_median\s.*exchange_us=([\d.]+)\s", text, re.M)}
+    intra = d["intra_node"]
+    if "0" not in us or "1" not in us:
+        intra["waiting_ranks_take_turns_source"] = (f"not measured here ({waiting} has no medians of BM_ExchangeBesideAWaitingRank, "
+                                                    "which needs a host of two cores): "
+                                                    + intra.get("waiting_ranks_take_turns_source", "the template's"))
+        return
+    ratio = us["0"] / us["1"]
+    intra["waiting_ranks_take_turns"] = ratio >= WAITING_RATIO
+    intra["waiting_ranks_take_turns_source"] = (
+        f"benchmarks/shm_transport_bench, BM_ExchangeBesideAWaitingRank ({waiting}, medians): an 8-byte exchange between two ranks "
+        f"took {us['0']:.2f} us beside a rank polling on one of their cores and {us['1']:.2f} us beside one asleep, {ratio:.2f}x "
+        f"({'at or above' if ratio >= WAITING_RATIO else 'below'} {WAITING_RATIO}x: the waiting rank "
+        f"{'takes' if ratio >= WAITING_RATIO else 'does not take'} its turn)")
 
 
 def cpuinfo_field(key):
@@ -120,7 +148,7 @@ def host_caches(cores):
     return sorted(levels, key=lambda c: c["bytes"])
 
 
-def describe_host(name, bench, kernels, template):
+def describe_host(name, bench, kernels, template, waiting=None):
     d = json.load(open(template))
     model, family = cpuinfo_field("model name") or "unknown CPU", cpuinfo_field("cpu family")
     cores = int(os.environ.get("CCLAB_CORES", os.cpu_count() or 1))
@@ -158,6 +186,8 @@ def describe_host(name, bench, kernels, template):
                        f"read+write ({kernels}). latency, efficiency, oversubscribed and rendezvous latency, eager limit, "
                        f"single-copy thresholds, copy pieces: preset {base}'s (measured there, not here); ccsim calibrate "
                        "replaces the latencies and rates with fitted values")
+    if waiting:
+        waiting_ranks_take_turns(d, waiting)
     d["cost_source"] = f"preset {base}'s estimate"
     return d, summary
 
@@ -173,14 +203,14 @@ def write(d, out, summary):
 
 
 USAGE = ("usage: cpu_description.py BENCH.txt KERNELS.txt PRESET.json OUT.json [DAY]  |  "
-         "cpu_description.py --host NAME ... OUT.json (see the script's header)")
+         "cpu_description.py --host NAME ... OUT.json [WAITING.txt] (see the script's header)")
 
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--host":
-        if len(sys.argv) != 7:
+        if len(sys.argv) not in (7, 8):
             sys.exit(USAGE)
-        d, summary = describe_host(*sys.argv[2:6])
+        d, summary = describe_host(*sys.argv[2:6], *sys.argv[7:8])
         write(d, sys.argv[6], summary)
         return
     if len(sys.argv) < 5:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Describes this machine for the simulator when no preset does: measures one core's GEMM rate, its
-# element-wise pass and memcpy (benchmarks/cpu_gemm_bench, reduce_kernels_bench) into
+# element-wise pass and memcpy (benchmarks/cpu_gemm_bench, reduce_kernels_bench) and, on two cores,
+# whether a rank waiting beside an exchange takes its turn (shm_transport_bench) into
 # results/measured/<name>/ and writes models/clusters/<name>.json, a preset that matches this CPU
 # (model name, family, online cores), with its cores, memory and caches, on a template preset's
 # transport constants (scripts/cpu_description.py --host says what comes from where). Then
@@ -50,5 +51,9 @@ echo "describing this machine as $name (template $template) into $models/cluster
   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true > "$results/cpu_gemm_bench.txt"
 "$benchmarks/reduce_kernels_bench" --benchmark_filter='^copy/256M' --benchmark_repetitions="$repetitions" \
   --benchmark_report_aggregates_only=true > "$results/reduce_kernels_bench.txt"
+# Whether a rank waiting beside an exchange takes its turn on its core (two-core hosts; elsewhere
+# the benchmark measures nothing and the template's value stays, said so).
+"$benchmarks/shm_transport_bench" --benchmark_filter=ExchangeBesideAWaitingRank --benchmark_min_time="${BENCH_MIN_TIME:-0.2}" \
+  --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true > "$results/waiting_rank_bench.txt" 2>&1 || true
 python3 scripts/cpu_description.py --host "$name" "$results/cpu_gemm_bench.txt" "$results/reduce_kernels_bench.txt" \
-  "$models/clusters/$template.json" "$models/clusters/$name.json"
+  "$models/clusters/$template.json" "$models/clusters/$name.json" "$results/waiting_rank_bench.txt"

@@ -45,6 +45,30 @@ CCLAB_SYSFS_CPU="$work/sys" CCLAB_CORES=8 python3 "$src/scripts/cpu_description.
   "$work/results/reduce_kernels_bench.txt" "$models/clusters/test-host.json" "$work/eight.json" > /dev/null
 python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["intra_node"]["caches"]
 assert [(x["bytes"], x["per_core"]) for x in c] == [(1 << 20, True), (64 << 20, False)], c' "$work/eight.json"
+# Whether a rank waiting beside an exchange takes its turn (BM_ExchangeBesideAWaitingRank's
+# medians, polling / asleep): 2.2 against 1.0 us does, 1.05 against 1.0 does not, and a run that
+# measured nothing (a host of other than two cores) keeps the template's value and says so.
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["intra_node"]; print(d.get("waiting_ranks_take_turns_source", ""))' \
+  "$models/clusters/test-host.json" | grep -q "BM_ExchangeBesideAWaitingRank" || fail "describe_cpu_host.sh did not measure the waiting rank's turn"
+for case in "2.2 1.0 True" "1.05 1.0 False" "- - kept"; do
+  read -r polling asleep expected <<<"$case"
+  if [ "$polling" = - ]; then
+    echo "BM_ExchangeBesideAWaitingRank/0/real_time ERROR OCCURRED: 'needs a host of two cores (three ranks on two)'" > "$work/waiting.txt"
+  else
+    printf 'BM_ExchangeBesideAWaitingRank/0/real_time_median 2 ns 1 ns 5 exchange_us=%s rank 2 polling beside rank 0\nBM_ExchangeBesideAWaitingRank/1/real_time_median 1 ns 1 ns 5 exchange_us=%s rank 2 asleep\n' \
+      "$polling" "$asleep" > "$work/waiting.txt"
+  fi
+  python3 "$src/scripts/cpu_description.py" --host waiting "$work/results/cpu_gemm_bench.txt" "$work/results/reduce_kernels_bench.txt" \
+    "$src/models/clusters/cpu-2core-amd-epyc.json" "$work/waiting.json" "$work/waiting.txt" > /dev/null
+  python3 - "$work/waiting.json" "$expected" <<'PY'
+import json, sys
+intra = json.load(open(sys.argv[1]))["intra_node"]
+if sys.argv[2] == "kept":
+    assert intra["waiting_ranks_take_turns"] is True and intra["waiting_ranks_take_turns_source"].startswith("not measured here"), intra
+else:
+    assert intra["waiting_ranks_take_turns"] is (sys.argv[2] == "True"), intra
+PY
+done
 # Described now: a second run writes nothing.
 MODELS="$models" RESULTS="$work/results" REPETITIONS=2 "$src/scripts/describe_cpu_host.sh" other-name | grep -q "described already"
 [ ! -e "$models/clusters/other-name.json" ] || fail "described twice"
