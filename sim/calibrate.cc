@@ -98,6 +98,13 @@ std::vector<double> fitNonNegative(const std::vector<Sample>& samples) {
   return nonNegativeLeastSquares(a, times, times);
 }
 
+// Where no row has a packed step, the fit cannot see the packed oversubscribed latency: packed
+// steps then pay what the rows' other oversubscribed steps do.
+void packedFollowsOversubscribed(const std::vector<Sample>& samples, std::vector<double>& c) {
+  const auto packed = static_cast<std::size_t>(Features::kPackedOversubscribedTerm);
+  if (std::none_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[packed] != 0; })) c[packed] = c[1];
+}
+
 double predictFromFit(const Sample& s, const std::vector<double>& c) {
   double t = s.launchUs;
   for (std::size_t j = 0; j < c.size(); ++j) t += s.features.x[j] * c[j];
@@ -357,9 +364,7 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
     // Nor a fresh-data term: the cluster's description has none (its groups fit their own).
     for (auto& s : pooled) s.features.x[Features::kCallTerm] = s.features.x[Features::kFreshTerm] = 0;
     std::vector<double> c = fitNonNegative(pooled);
-    // No packed step among the rows: packed steps pay what the others do.
-    const auto packed = static_cast<std::size_t>(Features::kPackedOversubscribedTerm);
-    if (std::none_of(pooled.begin(), pooled.end(), [&](const Sample& s) { return s.features.x[packed] != 0; })) c[packed] = c[1];
+    packedFollowsOversubscribed(pooled, c);
     pooledCoefficients[link] = c;
     applyToLink(report.fitted, link, entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0));
     report.linkFits.push_back({link, quality(pooled, std::vector<const std::vector<double>*>(pooled.size(), &c))});
@@ -415,9 +420,7 @@ CalibrationReport fitGroups(const Cluster& base, const std::vector<Measurement>&
         if (!seen) c[j] = pooled->second[j];
       }
     }
-    // No packed step among this group's rows: its packed steps pay what its others do.
-    const auto packed = static_cast<std::size_t>(Features::kPackedOversubscribedTerm);
-    if (std::none_of(samples.begin(), samples.end(), [&](const Sample& s) { return s.features.x[packed] != 0; })) c[packed] = c[1];
+    packedFollowsOversubscribed(samples, c);
     Calibration entry = entryFrom(c, link, pricing.sharedMemory && link != LinkClass::Inter ? pricing.cacheLevels : 0);
     entry.implementation = impl;
     entry.collective = static_cast<Collective>(collective);
