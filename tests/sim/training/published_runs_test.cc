@@ -92,7 +92,9 @@ bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") 
 // rows, not 6, since eager RMSNorm is priced as the operators it runs (the other 11 predicted
 // 15.4-17.8% slow). Since 2026-12-06, 5 of ZeRO-Infinity's 9 rows (Fig. 5(a) and 5(c)) and 2
 // of the ZeRO-Offload tutorial's 3 (since the DGX-2's host links are the paper's measured ones).
-constexpr int kOtherRowsWithinFifteenPercent = 106;
+// Since 2026-12-07 all 14 T5-11B rows (-0.2% to +6.8%), priced as the T5 v1.1 XXL the FSDP team's
+// code trains as its 11B, where the original t5-11b's shape left 11 of them 15-18% slow.
+constexpr int kOtherRowsWithinFifteenPercent = 117;
 constexpr int kPreHopperRowsWithinFifteenPercent = 5;
 
 struct Prediction {
@@ -145,9 +147,10 @@ std::string clusterFor(const Record& r) {
 }
 
 ModelCard modelFor(const Record& r, int layersOverride = 0) {
-  // T5-11B: the model card of the same config (24 + 24 layers, d_model 1024, 128 heads of d_kv 128,
-  // d_ff 65536; the CSV's row gives these but not d_kv).
-  if (has(r.at("model"), "t5-11b")) return loadModel("t5-11b");
+  // The FSDP paper's "HF T5-11B": the model card of the checkpoint its team's code trains as 11B,
+  // T5 v1.1 XXL (24 + 24 layers, d_model 4096, 64 heads of d_kv 64, gated-GELU d_ff 10240, untied
+  // output layer; the CSV's row gives the shape but not d_kv, the gating or the untied head).
+  if (has(r.at("model"), "t5-v1_1-xxl")) return loadModel("t5-v1_1-xxl");
   const int layers = layersOverride > 0 ? layersOverride : std::stoi(r.at("layers"));
   const int hidden = std::stoi(r.at("hidden")), heads = std::stoi(r.at("heads"));
   int vocab = std::stoi(r.at("vocab"));
@@ -345,13 +348,13 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   }
   ASSERT_EQ(memoryErrors["GPT-175B"].size(), 10u);
   EXPECT_LE(results::median(memoryErrors["GPT-175B"]), 5.0);  // the target
-  // T5-11B's figure is not met (median 16.4%, docs/training.md; 25.4% before T5's position biases
-  // were fp32 under PyTorch's mixed precision, 50.5% before eager attention's fp32 softmax, its
-  // gradients and the biases were in the timeline): its measured peak grows 2.4 GB a sample at
-  // every GPU count, the model's 1.6 GB, and at 8 GPUs leaves less for the model states than
-  // Adam's sharded states take. Today's median is kept as a ceiling.
+  // T5-11B's figure is not met (median 38.3%, docs/training.md): its measured peak grows 2.4 GB a
+  // sample at every GPU count, the model's T5 v1.1 XXL keeps 0.94 GB (16.4% with the original
+  // t5-11b's shape until 2026-12-07, 1.6 GB a sample, whose step times were 11-18% slow), and at 8
+  // GPUs the figure leaves less for the model states than Adam's sharded states take. Today's
+  // median is kept as a ceiling.
   ASSERT_EQ(memoryErrors["T5-11B"].size(), 14u);
-  EXPECT_LE(results::median(memoryErrors["T5-11B"]), 16.5);
+  EXPECT_LE(results::median(memoryErrors["T5-11B"]), 38.5);
 
   // The targets: median |error| 8% and max 15% on the fit and held-out rows alike. The
   // median is met on both; the max is not (docs/training.md, "Checked against published runs",
@@ -361,7 +364,7 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_GE(withinFifteen - preHopperWithinFifteen, kOtherRowsWithinFifteenPercent);
   EXPECT_GE(preHopperWithinFifteen, kPreHopperRowsWithinFifteenPercent);
   EXPECT_LE(results::median(bySplit["fit"]), 9.0);
-  EXPECT_LE(results::median(bySplit["holdout"]), 8.0);  // 7.7% (7.6% before ZeRO-Infinity's nine rows, 7.4% before ZeRO-Offload's three, 6.7% before T5, MT-NLG and BLOOM)
+  EXPECT_LE(results::median(bySplit["holdout"]), 8.0);  // 6.8% (7.6% before T5 v1.1 XXL, 7.7% before the offloaded gradients left in the backward, 7.6% before ZeRO-Infinity's nine rows, 7.4% before ZeRO-Offload's three, 6.7% before T5, MT-NLG and BLOOM)
   // Outside that table the held-out median is 7.2% (7.1% before ZeRO-Infinity's nine rows, 7.0% before ZeRO-Offload's 10 B on one V100,
   // predicted 19-24% fast: PublishedRuns.ZeroOffloadTenBillionOnOneV100), 6.9% before the FSDP blog's rows, 5.7% before
   // the T5, MT-NLG and BLOOM rows were priced, 5.4% before the V100, PTD-P 175B and one-layer rows,
@@ -372,7 +375,17 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
     if (p.split == "holdout" && startsWith(p.id, "meg19")) v100HeldOut.push_back(std::abs(100 * p.error()));
   }
   std::printf("held out outside that table: %zu rows, median |error| %.1f%%\n", otherHeldOut.size(), results::median(otherHeldOut));
-  EXPECT_LE(results::median(otherHeldOut), 7.2);
+  EXPECT_LE(results::median(otherHeldOut), 6.5);  // 6.3% (7.2% before T5 v1.1 XXL)
+  // The FSDP paper's T5-11B (Fig. 7c, batch 8 and 16 a GPU on 8-512 A100s), priced as T5 v1.1
+  // XXL: -0.2% to +6.8%, median 1.4%. Priced as the original t5-11b (d_model 1024, 128 heads of
+  // 128, d_ff 65536) the same rows are 11-18% slow: the check can fail.
+  std::vector<double> t5;
+  for (const Prediction& p : rows) {
+    if (startsWith(p.id, "fsdp23-fig7c-t5-11b-")) t5.push_back(std::abs(100 * p.error()));
+  }
+  ASSERT_EQ(t5.size(), 14u);
+  EXPECT_LE(results::median(t5), 2.0);
+  EXPECT_LE(*std::max_element(t5.begin(), t5.end()), 7.5);
   // ZeRO-Infinity on DGX-2s (Rajbhandari et al. SC'21, Fig. 5(a) and 5(c) with Table 1's layouts):
   // ZeRO-3 with the parameters and optimizer states on the GPUs, in host memory or on NVMe, 10 B
   // to 10 T parameters on 16 and 512 V100s. Median 12.6% (5 of 9 within 15%), the NVMe rows
