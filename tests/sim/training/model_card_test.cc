@@ -22,7 +22,7 @@ TEST(ModelCard, ParameterCountsAreExact) {
       {"llama2-7b", 6'738'415'616},    {"llama2-13b", 13'015'864'320},   {"llama2-70b", 68'976'648'192},
       {"llama3-8b", 8'030'261'248},    {"llama3-70b", 70'553'706'496},   {"llama3-405b", 405'853'388'800},
       {"resnet50", 25'557'032},        {"gpt3-1.3b", 1'315'723'264},     {"gpt3-2.7b", 2'651'553'280},
-      {"t5-11b", 11'307'321'344},      {"t5-v1_1-xxl", 11'135'332'352},
+      {"t5-11b", 11'307'321'344},      {"t5-v1_1-xl", 2'849'757'184},    {"t5-v1_1-xxl", 11'135'332'352},
   };
   for (const auto& [card, count] : expected) EXPECT_EQ(loadModel(card).parameters(), count) << card;
   EXPECT_EQ(modelCardNames().size(), expected.size());
