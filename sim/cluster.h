@@ -156,7 +156,7 @@ struct HostSpec {
   double memoryBandwidthGBps = 0;
   // The share of memoryBandwidthGBps ZeRO-Offload's CPU optimizer reaches. The default is fitted
   // on DeepSpeed's CPU-Adam on a DGX-2 (ZeRO-Offload, Ren et al. 2021, Table 4: 1-10 B parameters
-  // in 0.22-2.57 s, ~109 GB/s of the two sockets' 256 GB/s): docs/training.md.
+  // in 0.22-2.57 s, ~109 GB/s of the two sockets' 256 GB/s): docs/training-validation.md, "ZeRO-Offload on one V100".
   double memoryEfficiency = kCpuOptimizerMemoryEfficiency;
   double pcieBandwidthGBps = 0;  // host <-> one GPU, one direction
   // Host <-> all of a node's GPUs at once, one direction: what the PCIe switches' uplinks to the

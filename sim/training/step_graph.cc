@@ -183,7 +183,7 @@ StepGraph buildStepGraph(const ModelCard& model, const TrainConfig& c, TrainingP
   // A micro-batch's logits on the last stage (b x s x V/t): their values plus an fp32 copy for the
   // softmax and loss, from the logits' forward to their backward. Eager PyTorch's loss backward
   // also writes their gradient as a new fp32 tensor while those are alive (measured: the backward's
-  // peak is the forward's end plus 4 bytes per logit, docs/training.md "Memory of the eager loss");
+  // peak is the forward's end plus 4 bytes per logit, docs/training-validation.md "Memory of the eager loss");
   // a fused loss writes it in place.
   const double logits = static_cast<double>(c.microBatch) * c.seq * model.vocab / c.tp;
   const double savedLogitsBytes = logits * savedLogitBytes(c.precision);

@@ -13,7 +13,7 @@
 // other row is held out. The GPU's constants (GEMM efficiency, unaligned_gemm_slowdown, the flash
 // kernel's efficiency) come from timings of single kernels, and the eager element-wise traffic
 // and weight casts from kernel times in profiled steps, not from these step times
-// (docs/training.md, "Eager PyTorch on one H100").
+// (docs/training-validation.md, "Eager PyTorch on one H100").
 
 #include <gtest/gtest.h>
 

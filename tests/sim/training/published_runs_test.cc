@@ -1,7 +1,7 @@
 // The step timeline against published training runs with overlap (tests/data/training/published/:
 // PyTorch FSDP 2023 (GPT-175B, T5-11B), MosaicML's FSDP tables, Megatron-LM 2019 and 2021,
 // Korthikanti 2022, llm.c, BLOOM, MT-NLG), each row predicted with the one preset of its machine
-// (clusterFor) and no per-row constant. The table docs/training.md shows is printed as it is checked.
+// (clusterFor) and no per-row constant. The table docs/training-validation.md shows is printed as it is checked.
 //
 // Compared: the step time. A row gives it directly (step_s), or as tokens/s per GPU (step = global
 // batch x seq / (value x GPUs)), or as TFLOP/s per GPU (step = the FLOPs the source counts /
@@ -82,7 +82,7 @@ bool preHopperSoftwareOnH100(const Record& r) { return has(r.at("gpu"), "h100") 
 // The FSDP paper's T5-11B rows (Fig. 7c step times, Fig. 8c peak memory).
 bool fsdpPaperT5(const std::string& id) { return startsWith(id, "fsdp23-fig7c-t5-11b-"); }
 
-// Rows within the issue's 15% today (the rest are named in docs/training.md): outside the H100
+// Rows within the issue's 15% today (the rest are named in docs/training-validation.md): outside the H100
 // table above 62 of 71 A100 and H100 rows, as before the eager step was measured on an H100 (74
 // of 88 then, 12 of them in that table), the 3 PTD-P rows of GPT-3 175B in Megatron-LM 2021's
 // Table 2, the 5 one-layer rows of Korthikanti 2022's Table 4 and 12 of the 14 V100 rows of
@@ -90,7 +90,7 @@ bool fsdpPaperT5(const std::string& id) { return startsWith(id, "fsdp23-fig7c-t5
 // rows priced since: 6 of the 14 T5-11B rows of the FSDP paper (the other 8 predicted 15-17% slow),
 // MLPerf's two FP8 rows, none of MT-NLG's three and BLOOM's three (2021-22 Megatron-DeepSpeed),
 // and llm.c's fp32 build (TF32, one A100: -1.3%, priced since fp32 activations are sized as fp32):
-// docs/training.md. Since 2026-12-02, 11 of the 12 LLaMA-2 FSDP/HSDP rows of the PyTorch/IBM FSDP
+// docs/training-validation.md. Since 2026-12-02, 11 of the 12 LLaMA-2 FSDP/HSDP rows of the PyTorch/IBM FSDP
 // blog and the fms-fsdp README (the H100's 7B is predicted 18.5% fast), and 3 of the 14 T5-11B
 // rows, not 6, since eager RMSNorm is priced as the operators it runs (the other 11 predicted
 // 15.4-17.8% slow). Since 2026-12-06, 5 of ZeRO-Infinity's 9 rows (Fig. 5(a) and 5(c)) and 2
@@ -351,7 +351,7 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   }
   ASSERT_EQ(memoryErrors["GPT-175B"].size(), 10u);
   EXPECT_LE(results::median(memoryErrors["GPT-175B"]), 5.0);  // the issue's target
-  // T5-11B's figure is not met (median 38.3%, docs/training.md): its measured peak grows 2.4 GB a
+  // T5-11B's figure is not met (median 38.3%, docs/training-validation.md): its measured peak grows 2.4 GB a
   // sample at every GPU count, the model's T5 v1.1 XXL keeps 0.94 GB (16.4% with the original
   // t5-11b's shape until 2026-12-07, 1.6 GB a sample, whose step times were 11-18% slow), and at 8
   // GPUs the figure leaves less for the model states than Adam's sharded states take. Today's
@@ -360,7 +360,7 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   EXPECT_LE(results::median(memoryErrors["T5-11B"]), 38.5);
 
   // The issue's targets: median |error| 8% and max 15% on the fit and held-out rows alike. The
-  // median is met on both; the max is not (docs/training.md, "Checked against published runs",
+  // median is met on both; the max is not (docs/training-validation.md, "Checked against published runs",
   // lists the misses: DeepSpeed ZeRO-3 of 2021 at 384-2240 GPUs, FSDP's fragmentation outlier,
   // MPT-13B on H100). These bounds are today's, so the model cannot silently get worse.
   EXPECT_EQ(preHopperRows, 17);  // the whole H100 table, read from its software column
@@ -394,7 +394,7 @@ TEST(PublishedRuns, StepTimeAgainstEveryPricedRow) {
   // to 10 T parameters on 16 and 512 V100s. Median 12.6% (5 of 9 within 15%), the NVMe rows
   // predicted 13-31% slow; 31-60% slow before the DGX-2's NVMe was the paper's measured 25 GB/s
   // a node (it was an estimate, 10) and the optimizer step moved what DeepSpeed moves there (the
-  // gradients leave during the backward): docs/training.md, "ZeRO-Infinity on DGX-2s".
+  // gradients leave during the backward): docs/training-validation.md, "ZeRO-Infinity on DGX-2s".
   std::vector<double> zeroInfinity;
   for (const Prediction& p : rows) {
     if (startsWith(p.id, "zinf21-")) zeroInfinity.push_back(std::abs(100 * p.error()));
@@ -561,7 +561,7 @@ TEST(PublishedRuns, CpuCheckpointingAgainstZeroInfinityFig6e) {
     return onDgx2(model, c, true).step.total / onDgx2(model, c, false).step.total;
   });
   ASSERT_EQ(r.predicted.size(), 5u);
-  // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 3.3%, max 13.6%.
+  // Where it stands (docs/training-validation.md, "ZeRO-Infinity on DGX-2s"): median 3.3%, max 13.6%.
   EXPECT_LE(results::median(r.errors), 4.0);
   EXPECT_LE(*std::max_element(r.errors.begin(), r.errors.end()), 14.0);
 }
@@ -585,7 +585,7 @@ TEST(PublishedRuns, OverlapAndPrefetchAgainstZeroInfinityFig6d) {
     return slow.step.total / fast.step.total;
   });
   ASSERT_EQ(r.predicted.size(), 6u);
-  // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 3.8%, max 12.4% (batch
+  // Where it stands (docs/training-validation.md, "ZeRO-Infinity on DGX-2s"): median 3.8%, max 12.4% (batch
   // 2: 1.13 predicted against 1.29).
   EXPECT_LE(results::median(r.errors), 4.0);
   EXPECT_LE(*std::max_element(r.errors.begin(), r.errors.end()), 13.0);
@@ -637,7 +637,7 @@ TEST(PublishedRuns, GradientOffloadAgainstZeroInfinityFig6c) {
     std::printf("| %d | %.2f | %.2f |\n", gpus, offloadMeasured[gpus] / infinityMeasured[gpus], offload[gpus] / seconds);
   }
   std::printf("median |error| %.1f%%\n", results::median(errors));
-  // Where it stands (docs/training.md, "ZeRO-Infinity on DGX-2s"): median 7.2%, max 16.4% (the
+  // Where it stands (docs/training-validation.md, "ZeRO-Infinity on DGX-2s"): median 7.2%, max 16.4% (the
   // 4-GPU rows, both predicted short).
   EXPECT_LE(results::median(errors), 8.0);
   EXPECT_LE(*std::max_element(errors.begin(), errors.end()), 17.0);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The table "Where the eager step's time goes" (docs/training.md) from the profiled steps here
+"""The table "Where the eager step's time goes" (docs/training-validation.md) from the profiled steps here
 and in ../vocab: each trace's kernels summed by kind (GEMM, attention, element-wise, foreach
 Adam), per step (each trace holds two), against the FLOPs and bytes the model prices.
 
