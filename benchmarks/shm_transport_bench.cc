@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "collectives/communicator.h"
+#include "collectives/device.h"
 #include "collectives/shared_host_memory.h"
 #include "collectives/shm_transport.h"
 
@@ -78,6 +80,45 @@ void BM_OneWay(benchmark::State& state) {
 }
 // Up to a slot (4 KiB): the sizes whose cache lines the slots' layout decides.
 BENCHMARK(BM_OneWay)->Arg(8)->Arg(48)->Arg(64)->Arg(112)->Arg(128)->Arg(160)->Arg(192)->Arg(256)->Arg(512)->Arg(1024)->Arg(4096)->UseRealTime();
+
+// A stream of broadcasts from rank 0 to rank 1, each a whole call through cclab's algorithm path
+// (AlgorithmCommunicator, the chain broadcast that --algo auto picks at 2 ranks, the transport),
+// out of place, back to back as ccbench's loop runs them: what a call costs the library where
+// ccbench's own clock reads and the MPI library beside it are not. The root runs ahead of the
+// receiver by as many messages as the slots hold, so the rate is the slower rank's.
+// One rank of the broadcast stream: its transport, the algorithm path and its buffers.
+struct BroadcastRank {
+  BroadcastRank(void* region, int rank, std::size_t count, float value)
+      : transport(region, rank, 2), comm(transport, device, "chain"), send(count, value), recv(count, 0.0f),
+        args{send.data(), recv.data(), count, cclab::DataType::Float, cclab::ReduceOp::Sum, 0} {}
+  void broadcast() { comm.run(cclab::Collective::Broadcast, args); }
+  ShmTransport transport;
+  cclab::HostDevice device;
+  cclab::AlgorithmCommunicator comm;
+  std::vector<float> send, recv;
+  cclab::CollectiveArgs args;
+};
+
+void BM_BroadcastStream(benchmark::State& state) {
+  const auto count = static_cast<std::size_t>(state.range(0)) / sizeof(float);
+  Region region(2);
+  std::thread peer([&] {
+    pinToCore(1);
+    BroadcastRank rank(region.data, 1, count, 0.0f);
+    do rank.broadcast();
+    while (rank.recv[0] >= 0.0f);  // the root's last call sends -1
+  });
+  pinToCore(0);
+  BroadcastRank root(region.data, 0, count, 1.0f);
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) root.broadcast();
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  root.send[0] = -1.0f;
+  root.broadcast();
+  peer.join();
+  state.counters["call_us"] = us / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_BroadcastStream)->Arg(8)->Arg(32)->Arg(64)->Arg(256)->UseRealTime();
 
 // Whether a rank that waits beside an exchange takes its turn on its core (the description's
 // intra_node.waiting_ranks_take_turns): three ranks on two cores, rank 0 and the waiting rank 2 on

@@ -72,8 +72,17 @@ char* ShmTransport::slot(Channel& c, std::uint64_t index) const {
 
 Request ShmTransport::post(Pending pending) {
   pending.id = nextId_++;
-  auto& queues = pending.isSend ? sends_ : receives_;
-  queues[static_cast<std::size_t>(pending.peer)].push_back(pending);
+  auto& queue = (pending.isSend ? sends_ : receives_)[static_cast<std::size_t>(pending.peer)];
+  if (queue.empty()) {
+    // Nothing of this rank's is ahead of it on its channel, so it may move now, in order; a small
+    // message then completes here without being queued (the class comment).
+    const bool finished = pending.isSend ? pushFragments(pending) : popFragments(pending, /*readSingleCopies=*/false);
+    if (finished) {
+      finished_.push_back(pending.id);
+      return Request{pending.id};
+    }
+  }
+  queue.push_back(pending);
   // Posting never blocks in a peer's large buffer: the caller may have sends still to post, which
   // that peer waits for (an irecv that read 128 MiB before its isend went out made the two ranks
   // read one after the other; waits read).
