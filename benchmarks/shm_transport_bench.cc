@@ -81,11 +81,6 @@ void BM_OneWay(benchmark::State& state) {
 // Up to a slot (4 KiB): the sizes whose cache lines the slots' layout decides.
 BENCHMARK(BM_OneWay)->Arg(8)->Arg(48)->Arg(64)->Arg(112)->Arg(128)->Arg(160)->Arg(192)->Arg(256)->Arg(512)->Arg(1024)->Arg(4096)->UseRealTime();
 
-// A stream of broadcasts from rank 0 to rank 1, each a whole call through cclab's algorithm path
-// (AlgorithmCommunicator, the chain broadcast that --algo auto picks at 2 ranks, the transport),
-// out of place, back to back as ccbench's loop runs them: what a call costs the library where
-// ccbench's own clock reads and the MPI library beside it are not. The root runs ahead of the
-// receiver by as many messages as the slots hold, so the rate is the slower rank's.
 // One rank of the broadcast stream: its transport, the algorithm path and its buffers.
 struct BroadcastRank {
   BroadcastRank(void* region, int rank, std::size_t count, float value)
@@ -99,6 +94,11 @@ struct BroadcastRank {
   cclab::CollectiveArgs args;
 };
 
+// A stream of broadcasts from rank 0 to rank 1, each a whole call through cclab's algorithm path
+// (AlgorithmCommunicator, the chain broadcast that --algo auto picks at 2 ranks, the transport),
+// out of place, back to back as ccbench's loop runs them: what a call costs the library where
+// ccbench's own clock reads and the MPI library beside it are not. The root runs ahead of the
+// receiver by as many messages as the slots hold, so the rate is the slower rank's.
 void BM_BroadcastStream(benchmark::State& state) {
   const auto count = static_cast<std::size_t>(state.range(0)) / sizeof(float);
   Region region(2);

@@ -18,12 +18,13 @@
 // Progress is made inside isend/irecv (as far as slots allow; a large message's single copy is
 // read only in wait) and wait. A send or receive posted with nothing of this rank's queued ahead of
 // it on its channel moves at once, and one that completes so is never queued: a small message's
-// call then skips the queues and the pass over every peer's (in a stream of 32-byte broadcasts
-// between two ranks 5-10% of a call; benchmarks/shm_transport_bench's BM_BroadcastStream). Waiting
-// on any request moves every pending send and receive of this rank, sends first, so two ranks waiting on sends to each other cannot deadlock once their
-// receives are posted. A wait that finds nothing to do yields the core at once when ranks
-// outnumber the host's cores (the peer may need it to run: Open MPI yields so when oversubscribed,
-// mpi_yield_when_idle), and only after 4096 idle polls otherwise (a system call on every short
+// call then skips the queues and the pass over every peer's (ccbench's 2-rank broadcasts of 8-128 B
+// took 8-14% less time a call; docs/auto-vs-mpi.md, "§4 with a send or receive that moves at
+// once"). Waiting on any request moves every pending send and receive of this rank, sends first,
+// so two ranks waiting on sends to each other cannot deadlock once their receives are posted. A
+// wait that finds nothing to do yields the core at once when ranks outnumber the host's cores (the
+// peer may need it to run: Open MPI yields so when oversubscribed, mpi_yield_when_idle), and only
+// after 4096 idle polls otherwise (a system call on every short
 // wait would double a small message's latency).
 //
 // Small messages (kPackedMaxBytes and less, whatever the single-copy threshold) are packed, two to
