@@ -60,22 +60,18 @@ def step_costs(best):
     return out
 
 
-def main(argv):
-    if len(argv) < 2:
-        print("usage: step_cost_by_load.py <sweep folder> [<sweep folder> ...]", file=sys.stderr)
-        return 2
-    for folder in argv[1:]:
+def main():
+    for folder in sys.argv[1:]:
         try:
             costs = step_costs(fastest_times(folder))
         except (OSError, ValueError, KeyError, TypeError) as e:
-            print(f"step_cost_by_load.py: {folder}: not a sweep of ccbench results ({e!r})", file=sys.stderr)
-            return 2
+            sys.exit(f"step_cost_by_load.py: {folder}: not a sweep of ccbench results ({e!r})")
         print(f"# {folder}")
         print(f"{'collective':15s} {'algo':9s} {'us/step@3':>9s} {'@4':>6s} {'@5':>6s} {'5 over 4':>8s} {'model':>6s}")
         for (collective, algo), per in costs.items():
             print(f"{collective:15s} {algo:9s} {per[3]:9.2f} {per[4]:6.2f} {per[5]:6.2f} {per[5] / per[4]:8.2f} {MODEL_RATIO:6.2f}")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    from script_errors import guard
+    guard(main, "usage: step_cost_by_load.py <sweep folder> [<sweep folder> ...]")
